@@ -1,0 +1,51 @@
+# Two commands on a fresh machine: `make run` and `make test`.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed-$(shell sha1sum pyproject.toml | cut -c1-12)
+PORT ?= 8501
+
+.PHONY: run test test-fast bench worker system-deps migrate lint clean
+
+$(STAMP): pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --disable-pip-version-check --upgrade pip
+	$(PY) -m pip install -q --disable-pip-version-check -e '.[dev,bench]'
+	rm -f $(VENV)/.installed-*
+	touch $@
+
+# Debian's chromium for the browser tests and PostgreSQL for the database tests;
+# installed only when missing, never downloaded by a test tool.
+system-deps:
+	@if [ ! -x /usr/bin/chromium ] || ! command -v pdftoppm >/dev/null || ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver poppler-utils postgresql >/dev/null \
+	      || echo "warning: could not install system packages; browser/postgres tests will be skipped"; \
+	  else echo "warning: not root; install chromium, poppler-utils and postgresql to run every test"; fi; \
+	fi
+
+run: $(STAMP)
+	$(PY) -m engine migrate
+	$(PY) -m streamlit run app.py --server.port $(PORT) --server.headless true --browser.gatherUsageStats false
+
+worker: $(STAMP)
+	$(PY) -m engine worker
+
+migrate: $(STAMP)
+	$(PY) -m engine migrate
+
+test: $(STAMP) system-deps
+	$(PY) -m pytest -q
+
+test-fast: $(STAMP)
+	$(PY) -m pytest -q -m "not browser and not slow"
+
+bench: $(STAMP)
+	$(PY) -m bench
+
+lint: $(STAMP)
+	$(PY) -m ruff check .
+
+clean:
+	rm -rf $(VENV) draftroom.db* test-artifacts .pytest_cache

@@ -1,0 +1,199 @@
+"""SQLModel tables. Every state change of a run lives here, never only in memory."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import JSON, Column, Index, UniqueConstraint
+from sqlalchemy.dialects.postgresql import JSONB
+from sqlalchemy.orm import declared_attr
+from sqlmodel import Field, SQLModel
+
+# JSONB on PostgreSQL, plain JSON elsewhere. JSON columns are always reassigned,
+# never mutated in place (in-place mutation is silently not saved).
+JSONType = JSON().with_variant(JSONB(), "postgresql")
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC).replace(tzinfo=None)
+
+
+class RunStatus:
+    QUEUED = "queued"  # waiting for a worker
+    RUNNING = "running"  # a worker holds the lease
+    REVIEW = "awaiting_review"  # halted for a person
+    APPROVED = "approved"
+    REJECTED = "rejected"
+    FAILED = "failed"  # a step failed after retries; waits for a person (retry)
+
+    ACTIVE = (QUEUED, RUNNING)
+    FINAL = (APPROVED, REJECTED)
+    ALL = (QUEUED, RUNNING, REVIEW, APPROVED, REJECTED, FAILED)
+
+
+class Run(SQLModel, table=True):
+    id: int | None = Field(default=None, primary_key=True)
+    kind: str = Field(index=True, max_length=32)
+    title: str = Field(max_length=300)
+    input: dict[str, Any] = Field(default_factory=dict, sa_type=JSONType)
+    params: dict[str, Any] = Field(default_factory=dict, sa_type=JSONType)
+    status: str = Field(default=RunStatus.QUEUED, max_length=32)
+    stage: str = Field(default="draft", max_length=32)
+    # Which node the supervisor runs next: draft | review | decide | None (idle).
+    next_node: str | None = Field(default="draft", max_length=16)
+    # After a review: "loop" lets the supervisor revise; "human" halts for review
+    # (a person's edit is re-scored, never rewritten by an agent behind their back).
+    review_mode: str = Field(default="loop", max_length=16)
+    iteration: int = 0  # agent drafts written in the current cycle
+    halt_reason: str | None = Field(default=None, max_length=64)
+    halt_requested: bool = False
+    error: str | None = None
+    current_draft_id: int | None = None
+    best_draft_id: int | None = None
+    budget_usd: float | None = None
+    cost_usd: float = 0.0
+    created_by: str = Field(default="", max_length=120)
+    created_at: datetime = Field(default_factory=utcnow, index=True)
+    updated_at: datetime = Field(default_factory=utcnow)
+    lease_owner: str | None = Field(default=None, max_length=120)
+    lease_expires: datetime | None = None
+    parent_run_id: int | None = None
+    parent_draft_id: int | None = None
+    version: int = Field(default=1)
+
+    __table_args__ = (Index("ix_run_status_created", "status", "created_at"),)
+
+    @declared_attr.directive
+    def __mapper_args__(cls) -> dict[str, Any]:  # noqa: N805
+        return {"version_id_col": cls.__table__.c.version}
+
+
+class Draft(SQLModel, table=True):
+    id: int | None = Field(default=None, primary_key=True)
+    run_id: int = Field(foreign_key="run.id", index=True)
+    version: int  # 1, 2, 3 ... within the run
+    stage: str = Field(default="draft", max_length=32)
+    author: str = Field(max_length=120)  # agent name, or "person:<name>"
+    author_kind: str = Field(default="agent", max_length=16)  # agent | human
+    content: str
+    parent_id: int | None = None
+    content_hash: str = Field(max_length=64)
+    iteration: int = 0
+    created_at: datetime = Field(default_factory=utcnow)
+
+    __table_args__ = (UniqueConstraint("run_id", "version", name="uq_draft_run_version"),)
+
+
+class Score(SQLModel, table=True):
+    id: int | None = Field(default=None, primary_key=True)
+    draft_id: int = Field(foreign_key="draft.id", index=True)
+    name: str = Field(max_length=64)
+    value: float  # the binding value in [0, 1]
+    llm_value: float | None = None  # what the critic said, before the checks bound it
+    check_value: float | None = None  # what the deterministic checks allow
+    source: str = Field(default="", max_length=120)  # the critic that gave it
+
+    __table_args__ = (UniqueConstraint("draft_id", "name", name="uq_score_draft_name"),)
+
+
+class Flag(SQLModel, table=True):
+    """A deterministic check's finding on one draft version; binds the approval gate."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    draft_id: int = Field(foreign_key="draft.id", index=True)
+    check: str = Field(max_length=64)  # safety_screen, channel_rules, claims ...
+    category: str = Field(max_length=64)
+    text: str
+    start: int
+    end: int
+    blocking: bool = True
+
+
+class Note(SQLModel, table=True):
+    id: int | None = Field(default=None, primary_key=True)
+    run_id: int = Field(foreign_key="run.id", index=True)
+    draft_id: int | None = Field(default=None, foreign_key="draft.id")
+    author: str = Field(max_length=120)
+    target: str = Field(default="broadcast", max_length=64)
+    priority: str = Field(default="info", max_length=16)  # info | warning | critical
+    text: str
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class Step(SQLModel, table=True):
+    id: int | None = Field(default=None, primary_key=True)
+    run_id: int = Field(foreign_key="run.id", index=True)
+    seq: int
+    node: str = Field(max_length=16)
+    stage: str = Field(default="draft", max_length=32)
+    iteration: int = 0
+    status: str = Field(default="running", max_length=16)  # running|done|error|abandoned
+    worker: str | None = Field(default=None, max_length=120)
+    started_at: datetime = Field(default_factory=utcnow)
+    finished_at: datetime | None = None
+    draft_id: int | None = None
+    detail: str | None = None
+    error: str | None = None
+
+    __table_args__ = (UniqueConstraint("run_id", "seq", name="uq_step_run_seq"),)
+
+
+class LLMCall(SQLModel, table=True):
+    id: int | None = Field(default=None, primary_key=True)
+    run_id: int | None = Field(default=None, foreign_key="run.id")
+    step_id: int | None = Field(default=None, foreign_key="step.id", index=True)
+    agent: str = Field(max_length=64)
+    backend: str = Field(max_length=32)
+    model: str = Field(max_length=120)
+    kind: str = Field(default="", max_length=32)
+    stage: str = Field(default="", max_length=32)
+    prompt_version: int | None = None
+    prompt_tokens: int = 0
+    cached_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float | None = None  # None = unpriced model, never shown as $0
+    latency_ms: float = 0.0
+    status: str = Field(default="ok", max_length=16)  # ok | error
+    error: str | None = None
+    attempts: int = 1
+    request: dict[str, Any] = Field(default_factory=dict, sa_type=JSONType)
+    response: dict[str, Any] = Field(default_factory=dict, sa_type=JSONType)
+    started_at: datetime = Field(default_factory=utcnow)
+
+    __table_args__ = (
+        Index("ix_llmcall_started", "started_at"),
+        Index("ix_llmcall_run", "run_id", "started_at"),
+    )
+
+
+class HumanAction(SQLModel, table=True):
+    id: int | None = Field(default=None, primary_key=True)
+    run_id: int = Field(foreign_key="run.id", index=True)
+    draft_id: int | None = Field(default=None, foreign_key="draft.id")
+    actor: str = Field(max_length=120)
+    verified: bool = False  # True only when the name came from a login
+    action: str = Field(max_length=32)  # approve|edit|revise|reject|halt|retry|override
+    comment: str | None = None
+    at: datetime = Field(default_factory=utcnow)
+
+
+class PromptVersion(SQLModel, table=True):
+    id: int | None = Field(default=None, primary_key=True)
+    agent: str = Field(max_length=64, index=True)
+    version: int
+    text: str
+    author: str = Field(default="system", max_length=120)
+    active: bool = False
+    created_at: datetime = Field(default_factory=utcnow)
+
+    __table_args__ = (UniqueConstraint("agent", "version", name="uq_prompt_agent_version"),)
+
+
+class ModelPrice(SQLModel, table=True):
+    id: int | None = Field(default=None, primary_key=True)
+    model: str = Field(max_length=120, index=True)  # exact name or a glob pattern
+    input_per_m: float
+    cached_input_per_m: float
+    output_per_m: float
+    effective_from: datetime = Field(default_factory=lambda: datetime(2024, 1, 1))

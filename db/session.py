@@ -1,0 +1,85 @@
+"""One database engine per process, from DATABASE_URL; short sessions."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+import threading
+
+from sqlalchemy import event
+from sqlalchemy.engine import Engine
+from sqlmodel import Session, SQLModel, create_engine
+
+from db import models  # noqa: F401  (registers every table on SQLModel.metadata)
+
+DEFAULT_URL = "sqlite:///draftroom.db"
+
+
+def database_url() -> str:
+    return os.environ.get("DATABASE_URL") or DEFAULT_URL
+
+
+def _sqlite_pragmas(dbapi_conn, _record) -> None:  # type: ignore[no-untyped-def]
+    cur = dbapi_conn.cursor()
+    cur.execute("PRAGMA journal_mode=WAL")
+    cur.execute("PRAGMA busy_timeout=30000")
+    cur.execute("PRAGMA foreign_keys=ON")
+    # NORMAL in WAL mode: a commit survives a process crash (the kill tests), and
+    # only an OS crash can lose the last transactions.
+    cur.execute("PRAGMA synchronous=NORMAL")
+    cur.close()
+
+
+def make_engine(url: str) -> Engine:
+    if url.startswith("sqlite"):
+        eng = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
+        event.listen(eng, "connect", _sqlite_pragmas)
+        return eng
+    return create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=10)
+
+
+_ENGINES: dict[str, Engine] = {}
+_LOCK = threading.Lock()
+
+
+def get_engine() -> Engine:
+    """The process's engine for DATABASE_URL (created, with its tables, on first use)."""
+    url = database_url()
+    eng = _ENGINES.get(url)
+    if eng is None:
+        with _LOCK:
+            eng = _ENGINES.get(url)
+            if eng is None:
+                eng = make_engine(url)
+                SQLModel.metadata.create_all(eng)
+                _ENGINES[url] = eng
+    return eng
+
+
+def reset_engines() -> None:
+    """Dispose cached engines (tests switch DATABASE_URL between databases)."""
+    with _LOCK:
+        for eng in _ENGINES.values():
+            eng.dispose()
+        _ENGINES.clear()
+
+
+@contextmanager
+def session_scope() -> Iterator[Session]:
+    """A short session that commits on success and rolls back on error."""
+    with Session(get_engine(), expire_on_commit=False) as session:
+        try:
+            yield session
+            session.commit()
+        except BaseException:
+            session.rollback()
+            raise
+
+
+def describe_database() -> str:
+    """Human-readable database location without credentials."""
+    url = get_engine().url
+    if url.get_backend_name() == "sqlite":
+        return f"SQLite: {url.database}"
+    return f"{url.get_backend_name()}: {url.host}:{url.port}/{url.database}"

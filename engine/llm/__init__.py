@@ -1,0 +1,1 @@
+"""LLM backends behind one protocol (base.LLMBackend): offline and openai."""

@@ -1,0 +1,108 @@
+"""The shapes a pipeline is made of: agent specs, stages, and the I/O of drafters and critics."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from engine.checks.base import CheckResult, FlagOut
+
+Priority = Literal["info", "warning", "critical"]
+PRIORITY_ORDER = {"critical": 0, "warning": 1, "info": 2}
+
+
+class NoteOut(BaseModel):
+    target: str
+    """The agent the note is for ("drafter") or "broadcast"."""
+    priority: Priority
+    text: str
+
+
+class ScoreOut(BaseModel):
+    name: str
+    value: float
+    """In [0, 1]; clamped on the way in, whatever the model said."""
+
+
+class Review(BaseModel):
+    """What every critic returns."""
+
+    scores: list[ScoreOut]
+    notes: list[NoteOut]
+    verdict: Literal["PASS", "REVISE"] | None
+    """The critic's own verdict, where its rubric has one (the campaign Evaluator)."""
+
+
+class DraftTask(BaseModel):
+    """What a drafter is given: the run's input, the last draft, the notes for it."""
+
+    kind: str
+    stage: str
+    input: dict[str, Any]
+    iteration: int
+    previous: str | None = None
+    notes: list[NoteOut] = Field(default_factory=list)
+    feedback: list[str] = Field(default_factory=list)
+    """Every comment a person has made on this run, oldest first."""
+    context: dict[str, Any] = Field(default_factory=dict)
+    """Stage context, e.g. approved outputs of earlier campaign stages."""
+
+
+class ReviewTask(BaseModel):
+    """What a critic is given: the draft and what the deterministic checks found."""
+
+    kind: str
+    stage: str
+    input: dict[str, Any]
+    content: str
+    flags: list[FlagOut] = Field(default_factory=list)
+    context: dict[str, Any] = Field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class AgentSpec:
+    name: str
+    role: str
+    system_prompt: str
+    output_type: type[BaseModel]
+    render_user: Callable[[Any], str]
+    """Renders the task into the user message for a real model."""
+    offline: Callable[[Any], BaseModel]
+    """The deterministic offline implementation of this agent."""
+
+
+@dataclass(frozen=True)
+class StageSpec:
+    name: str
+    drafter: AgentSpec
+    to_text: Callable[[Any], str]
+    """Turns the drafter's structured output into the draft's text (Markdown)."""
+    critics: tuple[AgentSpec, ...]
+    checks: Callable[[str, dict[str, Any]], CheckResult]
+    """The deterministic floor: (draft text, run input) -> caps and flags."""
+    thresholds: dict[str, float]
+    max_iterations: int
+    require_pass_verdict: bool = False
+
+
+@dataclass(frozen=True)
+class Pipeline:
+    kind: str
+    input_model: type[BaseModel]
+    stages: tuple[StageSpec, ...]
+    title: Callable[[Any], str]
+    default_params: dict[str, Any] = field(default_factory=dict)
+
+    def stage(self, name: str) -> StageSpec:
+        for s in self.stages:
+            if s.name == name:
+                return s
+        raise KeyError(f"pipeline {self.kind!r} has no stage {name!r}")
+
+    def next_stage(self, name: str) -> StageSpec | None:
+        names = [s.name for s in self.stages]
+        i = names.index(name)
+        return self.stages[i + 1] if i + 1 < len(self.stages) else None
