@@ -16,7 +16,8 @@ JSONType = JSON().with_variant(JSONB(), "postgresql")
 
 
 def utcnow() -> datetime:
-    return datetime.now(UTC).replace(tzinfo=None)
+    # sqlmodel 0.0.50 stores datetimes as UTCDateTime and refuses naive values.
+    return datetime.now(UTC)
 
 
 class RunStatus:
@@ -51,6 +52,7 @@ class Run(SQLModel, table=True):
     error: str | None = None
     current_draft_id: int | None = None
     best_draft_id: int | None = None
+    approved_draft_id: int | None = None
     budget_usd: float | None = None
     cost_usd: float = 0.0
     created_by: str = Field(default="", max_length=120)
@@ -196,4 +198,4 @@ class ModelPrice(SQLModel, table=True):
     input_per_m: float
     cached_input_per_m: float
     output_per_m: float
-    effective_from: datetime = Field(default_factory=lambda: datetime(2024, 1, 1))
+    effective_from: datetime = Field(default_factory=lambda: datetime(2024, 1, 1, tzinfo=UTC))

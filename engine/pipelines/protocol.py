@@ -11,6 +11,7 @@ from pydantic import BaseModel, Field, field_validator
 from engine.checks.base import CheckResult
 from engine.checks.safety import screen_protocol
 from engine.pipelines import protocol_offline as offline
+from engine.text import clean_text
 from engine.pipelines.base import (
     AgentSpec,
     DraftTask,
@@ -45,11 +46,6 @@ MAX_INTENT = 2000
 MAX_AUDIENCE = 300
 
 
-def _clean(value: str) -> str:
-    # Control characters break rendering and logs; tabs and newlines are kept.
-    return "".join(ch for ch in value if ch in "\n\t" or ch.isprintable()).strip()
-
-
 class ProtocolInput(BaseModel):
     intent: str = Field(min_length=3, max_length=MAX_INTENT)
     """What the exercise should help with, in the clinician's words."""
@@ -60,7 +56,7 @@ class ProtocolInput(BaseModel):
     @field_validator("intent", "audience", mode="before")
     @classmethod
     def _strip(cls, v: object) -> object:
-        return _clean(v) if isinstance(v, str) else v
+        return clean_text(v) if isinstance(v, str) else v
 
 
 class ProtocolDraft(BaseModel):

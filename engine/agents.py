@@ -1,0 +1,127 @@
+"""Running one agent: resolve its prompt, check the budget, call the backend, record the call."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel
+from sqlalchemy import func
+from sqlmodel import Session, select
+
+from db.models import LLMCall, utcnow
+from db.session import session_scope
+from engine.llm.base import AgentCall, LLMBackend, LLMError
+from engine.llm.offline import estimate_tokens
+from engine.pipelines.base import AgentSpec
+from engine.pricing import PRICE_BOOK, call_cost
+from engine.prompts import resolve_prompt
+from engine.redact import redact
+
+# Expected completion size when estimating whether a call fits in the budget.
+EXPECTED_COMPLETION_TOKENS = 1200
+
+
+class BudgetReached(Exception):
+    """The next call would take the run over its budget."""
+
+
+@dataclass(frozen=True)
+class CallContext:
+    run_id: int
+    step_id: int | None
+    kind: str
+    stage: str
+    params: dict[str, Any]
+    budget_usd: float | None
+
+
+def _spend(session: Session, run_id: int) -> float:
+    total = session.exec(select(func.sum(LLMCall.cost_usd)).where(LLMCall.run_id == run_id)).one()
+    return float(total or 0.0)
+
+
+def run_spend(run_id: int) -> float:
+    """USD spent on a run's calls so far (unpriced calls count as nothing known)."""
+    with session_scope() as s:
+        return _spend(s, run_id)
+
+
+def _check_budget(ctx: CallContext, backend: LLMBackend, messages: list[dict[str, str]]) -> None:
+    if ctx.budget_usd is None:
+        return
+    with session_scope() as s:
+        price = PRICE_BOOK.price(s, backend.model)
+        spent = _spend(s, ctx.run_id)
+    prompt = sum(estimate_tokens(m["content"]) for m in messages)
+    estimate = call_cost(price, prompt=prompt, cached=0, completion=EXPECTED_COMPLETION_TOKENS) or 0.0
+    if spent + estimate > ctx.budget_usd:
+        raise BudgetReached(
+            f"budget reached: spent ${spent:.4f} of ${ctx.budget_usd:.4f}; "
+            f"the next {backend.model} call would cost about ${estimate:.4f}"
+        )
+
+
+def run_agent(spec: AgentSpec, task: BaseModel, backend: LLMBackend, ctx: CallContext) -> BaseModel:
+    """Call the agent's model once (the backend retries), record the call, return the output.
+    Raises LLMError (recorded as a failed call) or BudgetReached (no call made)."""
+    with session_scope() as s:
+        prompt = resolve_prompt(s, agent=spec.name, default=spec.system_prompt, params=ctx.params)
+    messages = [
+        {"role": "system", "content": prompt.text},
+        {"role": "user", "content": spec.render_user(task)},
+    ]
+    _check_budget(ctx, backend, messages)
+    call = AgentCall(
+        agent=spec.name,
+        messages=messages,
+        output_type=spec.output_type,
+        task=task,
+        offline=spec.offline,
+    )
+    started_at = utcnow()
+    t0 = time.perf_counter()
+    record = LLMCall(
+        run_id=ctx.run_id,
+        step_id=ctx.step_id,
+        agent=spec.name,
+        backend=backend.name,
+        model=backend.model,
+        kind=ctx.kind,
+        stage=ctx.stage,
+        prompt_version=prompt.version,
+        request=redact({"messages": messages}),
+        started_at=started_at,
+    )
+    try:
+        resp = backend.generate(call)
+    except LLMError as exc:
+        record.latency_ms = (time.perf_counter() - t0) * 1000
+        record.status = "error"
+        record.error = redact(f"{exc.kind}: {exc.message}")
+        record.attempts = exc.attempts
+        _save(record)
+        raise
+    record.latency_ms = (time.perf_counter() - t0) * 1000
+    record.model = resp.model or backend.model
+    record.prompt_tokens = resp.usage.prompt_tokens
+    record.cached_tokens = resp.usage.cached_tokens
+    record.completion_tokens = resp.usage.completion_tokens
+    record.attempts = resp.attempts
+    record.response = redact({"content": resp.raw_text or resp.output.model_dump_json()})
+    with session_scope() as s:
+        price = PRICE_BOOK.price(s, record.model, started_at)
+    record.cost_usd = call_cost(
+        price,
+        prompt=record.prompt_tokens,
+        cached=record.cached_tokens,
+        completion=record.completion_tokens,
+    )
+    _save(record)
+    return resp.output
+
+
+def _save(record: LLMCall) -> None:
+    with session_scope() as s:
+        s.add(record)

@@ -1,0 +1,295 @@
+"""What pages, the CLI and the MCP server call: start a run and every human act.
+
+Every act is checked against the run's state and (when the caller says which version it
+saw) the run's version; it is written to HumanAction in the same transaction as its effect."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from pydantic import BaseModel, Field, field_validator
+from sqlalchemy import func
+from sqlalchemy.orm.exc import StaleDataError
+from sqlmodel import Session, select
+
+from db.models import Draft, Flag, HumanAction, Note, Run, RunStatus, utcnow
+from db.session import session_scope
+from engine.errors import ApprovalBlocked, InvalidInput, InvalidState, NotFound, StaleRun
+from engine.pipelines.registry import get_pipeline
+from engine.supervisor import content_hash
+from engine.text import clean_text
+from engine.validation import parse_input
+
+MAX_DRAFT_CHARS = 50_000
+MAX_COMMENT_CHARS = 5_000
+MAX_ACTOR_CHARS = 120
+
+
+class RunParams(BaseModel):
+    thresholds: dict[str, float] = Field(default_factory=dict)
+    """Per-run thresholds, each in [0, 1]; names the pipeline does not score are refused."""
+    max_iterations: int | None = Field(default=None, ge=1, le=20)
+    budget_usd: float | None = Field(default=None, ge=0, le=100_000)
+    prompts: dict[str, str | int] = Field(default_factory=dict)
+    """Per-run prompt override per agent: a text, or a PromptVersion number."""
+
+    @field_validator("thresholds")
+    @classmethod
+    def _in_range(cls, v: dict[str, float]) -> dict[str, float]:
+        for name, value in v.items():
+            if not 0.0 <= float(value) <= 1.0:
+                raise ValueError(f"threshold {name} must be between 0 and 1")
+        return v
+
+
+def _actor(actor: str) -> str:
+    name = clean_text(actor or "")
+    if not name:
+        raise InvalidInput("Say who you are (reviewer name) before acting on a run.",
+                           {"actor": "is required"})
+    if len(name) > MAX_ACTOR_CHARS:
+        raise InvalidInput(f"Reviewer name must be at most {MAX_ACTOR_CHARS} characters.",
+                           {"actor": f"must be at most {MAX_ACTOR_CHARS} characters"})
+    return name
+
+
+def _comment(comment: str | None, *, required: bool, what: str = "comment") -> str | None:
+    text = clean_text(comment or "")
+    if required and not text:
+        raise InvalidInput(f"A {what} is required.", {what: "is required"})
+    if len(text) > MAX_COMMENT_CHARS:
+        raise InvalidInput(f"The {what} must be at most {MAX_COMMENT_CHARS} characters "
+                           f"(got {len(text)}).", {what: f"must be at most {MAX_COMMENT_CHARS} characters"})
+    return text or None
+
+
+# -- starting -------------------------------------------------------------------------------
+
+
+def start_run(
+    *,
+    kind: str,
+    input: dict[str, Any] | BaseModel,
+    actor: str,
+    params: dict[str, Any] | RunParams | None = None,
+    default_budget_usd: float | None = None,
+    parent_run_id: int | None = None,
+    parent_draft_id: int | None = None,
+) -> int:
+    """Validate and queue a run; nothing is written when anything is invalid."""
+    try:
+        pipeline = get_pipeline(kind)
+    except ValueError as exc:
+        raise InvalidInput(str(exc), {"kind": str(exc)}) from None
+    who = _actor(actor)
+    data = input.model_dump() if isinstance(input, BaseModel) else input
+    parsed = parse_input(pipeline.input_model, data)
+    p = params if isinstance(params, RunParams) else parse_input(RunParams, params or {})
+    scored = {name for st in pipeline.stages for name in st.thresholds}
+    unknown = set(p.thresholds) - scored
+    if unknown:
+        raise InvalidInput(f"unknown threshold(s) {sorted(unknown)}; this pipeline scores "
+                           f"{sorted(scored)}", {"thresholds": "unknown score name"})
+    budget = p.budget_usd if p.budget_usd is not None else default_budget_usd
+    with session_scope() as s:
+        run = Run(
+            kind=kind,
+            title=pipeline.title(parsed),
+            input=parsed.model_dump(mode="json"),
+            params=p.model_dump(mode="json", exclude={"budget_usd"}),
+            stage=pipeline.stages[0].name,
+            budget_usd=budget,
+            created_by=who,
+            parent_run_id=parent_run_id,
+            parent_draft_id=parent_draft_id,
+        )
+        s.add(run)
+        s.flush()
+        return run.id or 0
+
+
+# -- human acts -----------------------------------------------------------------------------
+
+
+@contextmanager
+def _acting_on(run_id: int, expected_version: int | None, allowed: tuple[str, ...],
+               what: str) -> Iterator[tuple[Session, Run]]:
+    try:
+        with session_scope() as s:
+            run = s.get(Run, run_id)
+            if run is None:
+                raise NotFound(f"Run {run_id} does not exist.")
+            if expected_version is not None and run.version != expected_version:
+                raise StaleRun()
+            if run.status not in allowed:
+                raise InvalidState(
+                    f"Cannot {what} run {run_id}: it is {run.status.replace('_', ' ')} "
+                    f"(possible when it is {' or '.join(a.replace('_', ' ') for a in allowed)})."
+                )
+            yield s, run
+            run.updated_at = utcnow()
+            s.add(run)
+    except StaleDataError:
+        raise StaleRun() from None
+
+
+def _record(s: Session, run: Run, actor: str, action: str, *, draft_id: int | None,
+            comment: str | None, verified: bool) -> None:
+    s.add(HumanAction(run_id=run.id or 0, draft_id=draft_id, actor=actor, action=action,
+                      comment=comment, verified=verified))
+
+
+def _draft_of(s: Session, run: Run, draft_id: int | None) -> Draft:
+    did = draft_id or run.current_draft_id
+    draft = s.get(Draft, did) if did else None
+    if draft is None or draft.run_id != run.id:
+        raise NotFound(f"Run {run.id} has no draft {did}.")
+    return draft
+
+
+def _queue(run: Run, next_node: str, review_mode: str = "loop") -> None:
+    run.status = RunStatus.QUEUED
+    run.next_node = next_node
+    run.review_mode = review_mode
+    run.halt_reason = None
+    run.halt_requested = False
+    run.error = None
+
+
+def approve(*, run_id: int, actor: str, expected_version: int | None = None,
+            draft_id: int | None = None, override_reason: str | None = None,
+            verified: bool = False) -> int:
+    """Approve a version. Refused while a blocking flag is open on it, unless an override
+    reason is given (and recorded). Returns the approved draft's id."""
+    who = _actor(actor)
+    reason = _comment(override_reason, required=False, what="override reason")
+    with _acting_on(run_id, expected_version, (RunStatus.REVIEW,), "approve") as (s, run):
+        draft = _draft_of(s, run, draft_id)
+        if draft.stage != run.stage:
+            raise InvalidState(f"Version {draft.version} belongs to stage {draft.stage}, "
+                               f"not the current stage {run.stage}.")
+        stage = get_pipeline(run.kind).stage(run.stage)
+        # The checks run again here, on the exact text being approved: they bind the gate
+        # whatever was stored, whoever wrote the text.
+        blocking = [f for f in stage.checks(draft.content, run.input).flags if f.blocking]
+        if blocking and not reason:
+            cats = sorted({f.category for f in blocking})
+            raise ApprovalBlocked(
+                f"Version {draft.version} has {len(blocking)} open safety flag(s) "
+                f"({', '.join(cats)}). Give an override reason to approve it anyway.", cats)
+        action = "approve_override" if blocking else "approve"
+        _record(s, run, who, action, draft_id=draft.id, comment=reason, verified=verified)
+        if get_pipeline(run.kind).next_stage(run.stage) is None:
+            run.status = RunStatus.APPROVED
+            run.approved_draft_id = draft.id
+            run.next_node = None
+            run.halt_reason = None
+        else:
+            # The stage's completion signal; the supervisor moves the run to the next stage.
+            run.approved_draft_id = draft.id
+            _queue(run, "advance")
+        return draft.id or 0
+
+
+def edit(*, run_id: int, actor: str, content: str, expected_version: int | None = None,
+         base_draft_id: int | None = None, verified: bool = False) -> int:
+    """Save a person's edit as a new version; the checks run now, the critics re-score it
+    next (the run is queued for review and then waits for a person again)."""
+    who = _actor(actor)
+    text = clean_text(content or "")
+    if not text:
+        raise InvalidInput("The draft is empty; write something or cancel the edit.",
+                           {"content": "is required"})
+    if len(text) > MAX_DRAFT_CHARS:
+        raise InvalidInput(f"The draft is {len(text):,} characters; the limit is "
+                           f"{MAX_DRAFT_CHARS:,}.", {"content": f"must be at most {MAX_DRAFT_CHARS} characters"})
+    with _acting_on(run_id, expected_version, (RunStatus.REVIEW, RunStatus.FAILED), "edit") as (s, run):
+        base = _draft_of(s, run, base_draft_id)
+        if base_draft_id is not None and base_draft_id != run.current_draft_id:
+            raise StaleRun("A newer version of this draft exists since you started editing. "
+                           "Reload to edit the latest; nothing was saved.")
+        if content_hash(text) == base.content_hash:
+            raise InvalidInput("No changes to save.", {"content": "is unchanged"})
+        version = (s.exec(select(func.max(Draft.version)).where(Draft.run_id == run.id)).one() or 0) + 1
+        draft = Draft(run_id=run.id or 0, version=version, stage=run.stage, author=who,
+                      author_kind="human", content=text, parent_id=base.id,
+                      content_hash=content_hash(text), iteration=run.iteration)
+        s.add(draft)
+        s.flush()
+        stage = get_pipeline(run.kind).stage(run.stage)
+        for f in stage.checks(text, run.input).flags:
+            s.add(Flag(draft_id=draft.id or 0, check=f.check, category=f.category, text=f.text,
+                       start=f.start, end=f.end, blocking=f.blocking))
+        _record(s, run, who, "edit", draft_id=draft.id, comment=None, verified=verified)
+        run.current_draft_id = draft.id
+        _queue(run, "review", review_mode="human")
+        return draft.id or 0
+
+
+def request_revision(*, run_id: int, actor: str, comment: str,
+                     expected_version: int | None = None, verified: bool = False) -> None:
+    """Send the run back to the drafter with a comment (a critical note) and a fresh
+    iteration budget."""
+    who = _actor(actor)
+    text = _comment(comment, required=True)
+    with _acting_on(run_id, expected_version, (RunStatus.REVIEW, RunStatus.FAILED),
+                    "request a revision of") as (s, run):
+        s.add(Note(run_id=run.id or 0, draft_id=run.current_draft_id, author=who,
+                   target="drafter", priority="critical", text=text or ""))
+        _record(s, run, who, "revise", draft_id=run.current_draft_id, comment=text,
+                verified=verified)
+        run.iteration = 0
+        _queue(run, "draft")
+
+
+def reject(*, run_id: int, actor: str, comment: str | None = None,
+           expected_version: int | None = None, verified: bool = False) -> None:
+    who = _actor(actor)
+    text = _comment(comment, required=False)
+    with _acting_on(run_id, expected_version, (RunStatus.REVIEW, RunStatus.FAILED),
+                    "reject") as (s, run):
+        _record(s, run, who, "reject", draft_id=run.current_draft_id, comment=text,
+                verified=verified)
+        run.status = RunStatus.REJECTED
+        run.next_node = None
+
+
+def halt(*, run_id: int, actor: str, comment: str | None = None, verified: bool = False) -> str:
+    """Stop a loop: a queued run waits for review at once; a running one after its current
+    step. Needs no version: halting is always safe. Returns the resulting status."""
+    who = _actor(actor)
+    text = _comment(comment, required=False)
+    with _acting_on(run_id, None, RunStatus.ACTIVE, "halt") as (s, run):
+        _record(s, run, who, "halt", draft_id=run.current_draft_id, comment=text,
+                verified=verified)
+        if run.status == RunStatus.QUEUED:
+            run.status = RunStatus.REVIEW
+            run.halt_reason = "halted"
+        else:
+            run.halt_requested = True
+        return run.status
+
+
+def retry(*, run_id: int, actor: str, verified: bool = False) -> None:
+    """Run the failed step again; nothing already committed is touched."""
+    who = _actor(actor)
+    with _acting_on(run_id, None, (RunStatus.FAILED,), "retry") as (s, run):
+        _record(s, run, who, "retry", draft_id=run.current_draft_id, comment=run.error,
+                verified=verified)
+        _queue(run, run.next_node or "draft", run.review_mode)
+
+
+def set_budget(*, run_id: int, actor: str, budget_usd: float | None,
+               verified: bool = False) -> None:
+    """Change a run's budget; a run halted by its budget goes on when the new one allows."""
+    who = _actor(actor)
+    if budget_usd is not None and not 0 <= budget_usd <= 100_000:
+        raise InvalidInput("Budget must be between $0 and $100,000.", {"budget_usd": "out of range"})
+    with _acting_on(run_id, None, RunStatus.ALL, "change the budget of") as (s, run):
+        _record(s, run, who, "budget", draft_id=None,
+                comment=f"budget {run.budget_usd} -> {budget_usd}", verified=verified)
+        run.budget_usd = budget_usd
+        if run.status == RunStatus.REVIEW and run.halt_reason == "budget_reached" and run.next_node:
+            _queue(run, run.next_node, run.review_mode)

@@ -1,0 +1,503 @@
+"""The supervisor loop: draft -> review -> decide -> halt for a person | revise.
+
+Each node is one Step. A step's row is committed when it starts; its outputs (draft, scores,
+notes) and the run's next node are committed together when it ends. A process killed in
+between leaves a "running" step and no outputs, so a worker that takes the run over redoes
+that node and nothing is lost or written twice."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from datetime import timedelta
+from typing import Any
+
+from sqlalchemy import delete, func
+from sqlalchemy.orm.exc import StaleDataError
+from sqlmodel import Session, select
+
+from db.models import Draft, Flag, HumanAction, Note, Run, RunStatus, Score, Step, utcnow
+from db.session import session_scope
+from engine.agents import BudgetReached, CallContext, run_agent, run_spend
+from engine.checks.base import FlagOut
+from engine.leases import lease_seconds
+from engine.llm.base import LLMBackend, LLMError
+from engine.pipelines.base import (
+    PRIORITY_ORDER,
+    DraftTask,
+    NoteOut,
+    Review,
+    ReviewTask,
+    StageSpec,
+)
+from engine.pipelines.registry import get_pipeline
+
+COMMIT_ATTEMPTS = 5
+log = logging.getLogger("draftroom.supervisor")
+
+
+class LeaseLost(Exception):
+    """Another worker owns the run now; this one must stop touching it."""
+
+
+@dataclass(frozen=True)
+class StepEvent:
+    run_id: int
+    seq: int
+    node: str
+    status: str  # started | done | error | halted
+    iteration: int
+    stage: str
+    detail: str = ""
+
+
+@dataclass
+class StepPlan:
+    run_id: int
+    step_id: int
+    seq: int
+    node: str
+    kind: str
+    stage: str
+    input: dict[str, Any]
+    params: dict[str, Any]
+    iteration: int
+    budget_usd: float | None
+    current_draft_id: int | None
+    review_mode: str
+
+
+@dataclass
+class ReviewOutcome:
+    scores: list[tuple[str, float, float | None, float | None, str]]  # name, value, llm, cap, source
+    flags: list[FlagOut]
+    notes: list[tuple[str, NoteOut]]  # (author, note)
+    verdicts: list[str] = field(default_factory=list)
+
+
+def content_hash(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def thresholds_for(stage: StageSpec, params: dict[str, Any]) -> dict[str, float]:
+    merged = dict(stage.thresholds)
+    merged.update({k: float(v) for k, v in (params.get("thresholds") or {}).items()})
+    return merged
+
+
+def max_iterations_for(stage: StageSpec, params: dict[str, Any]) -> int:
+    return int(params.get("max_iterations") or stage.max_iterations)
+
+
+def clamp01(x: float) -> float:
+    return 0.0 if x != x else max(0.0, min(1.0, float(x)))  # NaN -> 0
+
+
+def combine_review(
+    stage: StageSpec, reviews: list[tuple[str, Review]], caps: dict[str, float]
+) -> dict[str, tuple[float, float | None, float | None, str]]:
+    """Critic scores bound by the deterministic checks: final = min(critic, cap). A score only
+    the checks give stands on its own; two critics giving the same name: the lower wins."""
+    out: dict[str, tuple[float, float | None, float | None, str]] = {}
+    for author, review in reviews:
+        for s in review.scores:
+            llm = clamp01(s.value)
+            cap = caps.get(s.name)
+            value = min(llm, cap) if cap is not None else llm
+            if s.name not in out or value < out[s.name][0]:
+                out[s.name] = (value, llm, cap, author)
+    for name, cap in caps.items():
+        if name not in out:
+            out[name] = (clamp01(cap), None, cap, "checks")
+    return out
+
+
+def run_checks(stage: StageSpec, text: str, run_input: dict[str, Any]):  # type: ignore[no-untyped-def]
+    return stage.checks(text, run_input)
+
+
+class Supervisor:
+    """Drives runs this worker holds, one committed step at a time."""
+
+    def __init__(
+        self,
+        backend: LLMBackend,
+        worker_id: str,
+        on_event: Callable[[StepEvent], None] | None = None,
+    ) -> None:
+        self.backend = backend
+        self.worker_id = worker_id
+        self.on_event = on_event or (lambda e: None)
+
+    # -- public -------------------------------------------------------------------------
+
+    def run_until_idle(self, run_id: int) -> str:
+        """Advance the run until it halts, fails or is taken away; returns its status."""
+        while self.advance(run_id):
+            pass
+        with session_scope() as s:
+            run = s.get(Run, run_id)
+            return run.status if run else "missing"
+
+    def advance(self, run_id: int) -> bool:
+        """Run one node. True while the run has more to do for this worker."""
+        plan = self._begin(run_id)
+        if plan is None:
+            return False
+        self._emit(plan, "started")
+        try:
+            if plan.node == "draft":
+                result: Any = self._draft(plan)
+            elif plan.node == "review":
+                result = self._review(plan)
+            else:
+                result = None
+        except BudgetReached as exc:
+            self._stop(plan, status=RunStatus.REVIEW, reason="budget_reached", message=str(exc))
+            return False
+        except LLMError as exc:
+            self._stop(plan, status=RunStatus.FAILED, reason=f"error:{exc.kind}", message=str(exc))
+            return False
+        except LeaseLost:
+            return False
+        except Exception as exc:  # a bug or bad output must not leave the run spinning
+            log.exception("run %s: %s step failed", plan.run_id, plan.node)
+            self._stop(plan, status=RunStatus.FAILED, reason="error:internal",
+                       message=f"{plan.node} step failed: {type(exc).__name__}: {exc}"[:2000])
+            return False
+        try:
+            return self._commit(plan, result)
+        except LeaseLost:
+            return False
+
+    # -- begin --------------------------------------------------------------------------
+
+    def _begin(self, run_id: int) -> StepPlan | None:
+        for _ in range(COMMIT_ATTEMPTS):
+            try:
+                with session_scope() as s:
+                    run = s.get(Run, run_id)
+                    if run is None or run.status != RunStatus.RUNNING:
+                        return None
+                    if run.lease_owner != self.worker_id:
+                        return None
+                    if run.halt_requested or run.next_node is None:
+                        self._to_review(s, run, "halted" if run.halt_requested else run.halt_reason)
+                        return None
+                    # Steps left "running" by a worker that died are abandoned, not resumed.
+                    for old in s.exec(
+                        select(Step).where(Step.run_id == run_id, Step.status == "running")
+                    ):
+                        old.status = "abandoned"
+                        old.finished_at = utcnow()
+                        s.add(old)
+                    seq = (s.exec(select(func.max(Step.seq)).where(Step.run_id == run_id)).one() or 0) + 1
+                    step = Step(run_id=run_id, seq=seq, node=run.next_node, stage=run.stage,
+                                iteration=run.iteration, worker=self.worker_id)
+                    s.add(step)
+                    run.lease_expires = utcnow() + timedelta(seconds=lease_seconds())
+                    s.add(run)
+                    s.flush()
+                    return StepPlan(
+                        run_id=run_id, step_id=step.id or 0, seq=seq, node=run.next_node,
+                        kind=run.kind, stage=run.stage, input=dict(run.input),
+                        params=dict(run.params), iteration=run.iteration,
+                        budget_usd=run.budget_usd, current_draft_id=run.current_draft_id,
+                        review_mode=run.review_mode,
+                    )
+            except StaleDataError:
+                continue
+        return None
+
+    # -- nodes (no database writes but the LLM call records) -----------------------------
+
+    def _ctx(self, plan: StepPlan) -> CallContext:
+        return CallContext(run_id=plan.run_id, step_id=plan.step_id, kind=plan.kind,
+                           stage=plan.stage, params=plan.params, budget_usd=plan.budget_usd)
+
+    def _stage(self, plan: StepPlan) -> StageSpec:
+        return get_pipeline(plan.kind).stage(plan.stage)
+
+    def _draft(self, plan: StepPlan) -> str:
+        stage = self._stage(plan)
+        with session_scope() as s:
+            task = self._draft_task(s, plan)
+        out = run_agent(stage.drafter, task, self.backend, self._ctx(plan))
+        return stage.to_text(out)
+
+    def _draft_task(self, s: Session, plan: StepPlan) -> DraftTask:
+        previous = s.get(Draft, plan.current_draft_id) if plan.current_draft_id else None
+        notes: list[NoteOut] = []
+        if previous is not None:
+            rows = s.exec(
+                select(Note).where(
+                    Note.run_id == plan.run_id,
+                    Note.draft_id == previous.id,
+                    Note.target.in_(["drafter", "broadcast"]),  # type: ignore[attr-defined]
+                )
+            ).all()
+            notes = [NoteOut(target=n.target, priority=n.priority, text=n.text) for n in rows]  # type: ignore[arg-type]
+            notes.sort(key=lambda n: PRIORITY_ORDER[n.priority])
+        feedback = [
+            a.comment
+            for a in s.exec(
+                select(HumanAction)
+                .where(HumanAction.run_id == plan.run_id, HumanAction.action == "revise")
+                .order_by(HumanAction.at)
+            )
+            if a.comment
+        ]
+        pipeline = get_pipeline(plan.kind)
+        context = pipeline.stage_context(s, plan.run_id, plan.stage) if pipeline.stage_context else {}
+        return DraftTask(
+            kind=plan.kind, stage=plan.stage, input=plan.input, iteration=plan.iteration + 1,
+            previous=previous.content if previous else None, notes=notes, feedback=feedback,
+            context=context,
+        )
+
+    def _review(self, plan: StepPlan) -> ReviewOutcome:
+        stage = self._stage(plan)
+        with session_scope() as s:
+            draft = s.get(Draft, plan.current_draft_id) if plan.current_draft_id else None
+        if draft is None:
+            raise LLMError("malformed", "there is no draft to review")
+        checks = run_checks(stage, draft.content, plan.input)
+        task = ReviewTask(kind=plan.kind, stage=plan.stage, input=plan.input,
+                          content=draft.content, flags=checks.flags)
+        ctx = self._ctx(plan)
+        # Critics are independent: they run at the same time.
+        with ThreadPoolExecutor(max_workers=max(1, len(stage.critics))) as pool:
+            futures = [(c.name, pool.submit(run_agent, c, task, self.backend, ctx))
+                       for c in stage.critics]
+            reviews = [(name, f.result()) for name, f in futures]
+        combined = combine_review(stage, reviews, checks.caps)  # type: ignore[arg-type]
+        notes = [(name, n) for name, r in reviews for n in r.notes]  # type: ignore[attr-defined]
+        notes += [
+            ("checks", NoteOut(target="drafter", priority="critical",
+                               text=f"{f.category.replace('_', ' ')}: rewrite or remove \"{f.text}\""))
+            for f in checks.flags if f.blocking
+        ]
+        verdicts = [r.verdict for _, r in reviews if r.verdict]  # type: ignore[attr-defined]
+        return ReviewOutcome(
+            scores=[(n, v, llm, cap, src) for n, (v, llm, cap, src) in combined.items()],
+            flags=checks.flags, notes=notes, verdicts=verdicts,
+        )
+
+    # -- commit -------------------------------------------------------------------------
+
+    def _commit(self, plan: StepPlan, result: Any) -> bool:
+        for attempt in range(COMMIT_ATTEMPTS):
+            try:
+                with session_scope() as s:
+                    run = s.get(Run, plan.run_id)
+                    if run is None or run.lease_owner != self.worker_id or run.status != RunStatus.RUNNING:
+                        raise LeaseLost()
+                    if run.next_node != plan.node:
+                        raise LeaseLost()
+                    step = s.get(Step, plan.step_id)
+                    assert step is not None
+                    detail = self._apply(s, run, step, plan, result)
+                    step.status = "done"
+                    step.finished_at = utcnow()
+                    step.detail = detail
+                    s.add(step)
+                    if run.halt_requested and run.status == RunStatus.RUNNING:
+                        self._to_review(s, run, "halted")
+                    run.updated_at = utcnow()
+                    s.add(run)
+                    more = run.status == RunStatus.RUNNING and run.next_node is not None
+                    iteration, stage = run.iteration, run.stage
+                self.on_event(StepEvent(plan.run_id, plan.seq, plan.node, "done", iteration,
+                                        stage, detail))
+                return more
+            except StaleDataError:
+                if attempt == COMMIT_ATTEMPTS - 1:
+                    raise
+        return False
+
+    def _apply(self, s: Session, run: Run, step: Step, plan: StepPlan, result: Any) -> str:
+        if plan.node == "draft":
+            return self._apply_draft(s, run, step, result)
+        if plan.node == "review":
+            return self._apply_review(s, run, result)
+        if plan.node == "advance":
+            return self._apply_advance(s, run)
+        return self._apply_decide(s, run)
+
+    def _apply_advance(self, s: Session, run: Run) -> str:
+        """A person approved the stage's output (its completion signal): only here does a
+        run move to its next stage, with a fresh iteration budget and no current draft."""
+        nxt = get_pipeline(run.kind).next_stage(run.stage)
+        if nxt is None:
+            self._to_review(s, run, "final_stage")
+            return "no stage after this one"
+        done = run.stage
+        run.stage = nxt.name
+        run.iteration = 0
+        run.current_draft_id = None
+        run.best_draft_id = None
+        run.approved_draft_id = None
+        run.review_mode = "loop"
+        run.next_node = "draft"
+        return f"stage {done} approved; moving to {nxt.name}"
+
+    def _apply_draft(self, s: Session, run: Run, step: Step, text: str) -> str:
+        version = (s.exec(select(func.max(Draft.version)).where(Draft.run_id == run.id)).one() or 0) + 1
+        draft = Draft(run_id=run.id or 0, version=version, stage=run.stage,
+                      author=get_pipeline(run.kind).stage(run.stage).drafter.name,
+                      author_kind="agent", content=text, parent_id=run.current_draft_id,
+                      content_hash=content_hash(text), iteration=run.iteration + 1)
+        s.add(draft)
+        s.flush()
+        step.draft_id = draft.id
+        run.iteration += 1
+        run.current_draft_id = draft.id
+        run.next_node = "review"
+        return f"v{version} written by {draft.author} ({len(text)} chars)"
+
+    def _apply_review(self, s: Session, run: Run, outcome: ReviewOutcome) -> str:
+        draft_id = run.current_draft_id
+        # Re-reviewing a version (after a crash or an edit) replaces, never duplicates.
+        s.execute(delete(Score).where(Score.draft_id == draft_id))
+        s.execute(delete(Flag).where(Flag.draft_id == draft_id))
+        for name, value, llm, cap, source in outcome.scores:
+            s.add(Score(draft_id=draft_id, name=name, value=value, llm_value=llm,
+                        check_value=cap, source=source))
+        for f in outcome.flags:
+            s.add(Flag(draft_id=draft_id, check=f.check, category=f.category, text=f.text,
+                       start=f.start, end=f.end, blocking=f.blocking))
+        for author, n in outcome.notes:
+            s.add(Note(run_id=run.id or 0, draft_id=draft_id, author=author, target=n.target,
+                       priority=n.priority, text=n.text))
+        run.next_node = "decide"
+        if outcome.verdicts:
+            params = dict(run.params)
+            params["_last_verdicts"] = outcome.verdicts
+            run.params = params
+        return ", ".join(f"{name} {value:.2f}" for name, value, *_ in outcome.scores)
+
+    def _apply_decide(self, s: Session, run: Run) -> str:
+        stage = get_pipeline(run.kind).stage(run.stage)
+        thresholds = thresholds_for(stage, run.params)
+        verdict = self._gate(s, run.current_draft_id, thresholds, stage, run.params)
+        run.best_draft_id = best_draft(s, run.id or 0, run.stage, thresholds)
+        run.cost_usd = run_spend_in(s, run.id or 0)
+        if run.review_mode == "human":
+            self._to_review(s, run, "rescored")
+            return "re-scored a person's edit; waiting for review"
+        if verdict.passed:
+            self._to_review(s, run, "thresholds_met")
+            return "thresholds met; waiting for review"
+        if run.iteration >= max_iterations_for(stage, run.params):
+            self._to_review(s, run, "max_iterations")
+            return f"{run.iteration} iterations without meeting thresholds ({verdict.why}); waiting for review"
+        run.next_node = "draft"
+        return f"revise: {verdict.why}"
+
+    def _gate(self, s: Session, draft_id: int | None, thresholds: dict[str, float],
+              stage: StageSpec, params: dict[str, Any]) -> GateVerdict:
+        scores = {sc.name: sc.value for sc in s.exec(select(Score).where(Score.draft_id == draft_id))}
+        flags = s.exec(select(Flag).where(Flag.draft_id == draft_id, Flag.blocking == True)).all()  # noqa: E712
+        return gate(scores, [f.category for f in flags], thresholds,
+                    params.get("_last_verdicts") if stage.require_pass_verdict else None)
+
+    # -- halting ------------------------------------------------------------------------
+
+    def _to_review(self, s: Session, run: Run, reason: str | None) -> None:
+        run.status = RunStatus.REVIEW
+        run.halt_reason = reason
+        run.halt_requested = False
+        run.next_node = None if reason != "halted" else run.next_node
+        run.lease_owner = None
+        run.lease_expires = None
+        run.updated_at = utcnow()
+        s.add(run)
+
+    def _stop(self, plan: StepPlan, *, status: str, reason: str, message: str) -> None:
+        """End the step without outputs: the run waits for a person; nothing earlier changes."""
+        for _ in range(COMMIT_ATTEMPTS):
+            try:
+                with session_scope() as s:
+                    run = s.get(Run, plan.run_id)
+                    step = s.get(Step, plan.step_id)
+                    if run is None or step is None or run.lease_owner != self.worker_id:
+                        return
+                    step.status = "error" if status == RunStatus.FAILED else "stopped"
+                    step.error = message
+                    step.finished_at = utcnow()
+                    s.add(step)
+                    run.status = status
+                    run.halt_reason = reason
+                    run.error = message if status == RunStatus.FAILED else None
+                    run.lease_owner = None
+                    run.lease_expires = None
+                    run.cost_usd = run_spend_in(s, run.id or 0)
+                    run.updated_at = utcnow()
+                    s.add(run)
+                self.on_event(StepEvent(plan.run_id, plan.seq, plan.node,
+                                        "error" if status == RunStatus.FAILED else "halted",
+                                        plan.iteration, plan.stage, message))
+                return
+            except StaleDataError:
+                continue
+
+    def _emit(self, plan: StepPlan, status: str) -> None:
+        self.on_event(StepEvent(plan.run_id, plan.seq, plan.node, status, plan.iteration, plan.stage))
+
+
+@dataclass(frozen=True)
+class GateVerdict:
+    passed: bool
+    why: str
+
+
+def gate(scores: dict[str, float], blocking_flags: list[str], thresholds: dict[str, float],
+         verdicts: list[str] | None = None) -> GateVerdict:
+    """Thresholds met, no blocking flag, and (where the rubric has one) a PASS verdict."""
+    short = [f"{n} {scores.get(n, 0):.2f} < {t:.2f}" for n, t in thresholds.items()
+             if scores.get(n, 0.0) < t]
+    if blocking_flags:
+        short.append(f"{len(blocking_flags)} open flag(s): {', '.join(sorted(set(blocking_flags)))}")
+    if verdicts is not None and any(v != "PASS" for v in verdicts):
+        short.append("evaluator verdict REVISE")
+    return GateVerdict(not short, "; ".join(short) or "all thresholds met")
+
+
+def best_draft(s: Session, run_id: int, stage: str, thresholds: dict[str, float]) -> int | None:
+    """The version to put first in front of a person: passing and unflagged beats the rest,
+    then the one with the best worst margin over its thresholds, then the newest."""
+    drafts = s.exec(select(Draft).where(Draft.run_id == run_id, Draft.stage == stage)).all()
+    if not drafts:
+        return None
+    ids = [d.id for d in drafts]
+    scores: dict[int, dict[str, float]] = {}
+    for sc in s.exec(select(Score).where(Score.draft_id.in_(ids))):  # type: ignore[union-attr]
+        scores.setdefault(sc.draft_id, {})[sc.name] = sc.value
+    flagged = {f.draft_id for f in s.exec(
+        select(Flag).where(Flag.draft_id.in_(ids), Flag.blocking == True))}  # type: ignore[union-attr]  # noqa: E712
+
+    def key(d: Draft) -> tuple[int, int, float, float, int]:
+        sc = scores.get(d.id or 0, {})
+        margins = [sc.get(n, 0.0) - t for n, t in thresholds.items()] or [0.0]
+        return (
+            1 if sc else 0,
+            0 if d.id in flagged else 1,
+            min(margins),
+            sum(sc.values()) / max(1, len(sc)),
+            d.version,
+        )
+
+    return max(drafts, key=key).id
+
+
+def run_spend_in(s: Session, run_id: int) -> float:
+    from db.models import LLMCall
+
+    total = s.exec(select(func.sum(LLMCall.cost_usd)).where(LLMCall.run_id == run_id)).one()
+    return float(total or 0.0)
+
+
+__all__ = ["Supervisor", "StepEvent", "gate", "best_draft", "combine_review", "run_spend"]

@@ -1,0 +1,85 @@
+"""A worker claims queued runs from the database and drives them with the supervisor.
+The same class runs as `python -m engine worker` and as the app's in-process thread."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+
+from engine.leases import claim_next, claim_run, heartbeat, lease_seconds, new_worker_id, release_all
+from engine.llm.base import LLMBackend
+from engine.supervisor import StepEvent, Supervisor
+
+log = logging.getLogger("draftroom.worker")
+
+
+def _default_backend() -> LLMBackend:
+    from engine.llm.factory import backend_from_env
+
+    return backend_from_env()
+
+
+class Worker:
+    def __init__(
+        self,
+        *,
+        backend: LLMBackend | None = None,
+        worker_id: str | None = None,
+        poll_seconds: float = 0.5,
+        on_event: Callable[[StepEvent], None] | None = None,
+    ) -> None:
+        self.worker_id = worker_id or new_worker_id()
+        self.backend = backend or _default_backend()
+        self.poll_seconds = poll_seconds
+        self.supervisor = Supervisor(self.backend, self.worker_id, on_event=on_event)
+        self.runs_done = 0
+
+    def drive(self, run_id: int) -> str:
+        """Drive a run this worker has claimed, beating its lease while a step is long."""
+        stop = threading.Event()
+        beat = threading.Thread(target=self._beat, args=(run_id, stop), daemon=True)
+        beat.start()
+        try:
+            return self.supervisor.run_until_idle(run_id)
+        finally:
+            stop.set()
+            beat.join(timeout=5)
+            self.runs_done += 1
+
+    def _beat(self, run_id: int, stop: threading.Event) -> None:
+        interval = max(0.2, lease_seconds() / 3)
+        while not stop.wait(interval):
+            try:
+                if not heartbeat(run_id, self.worker_id):
+                    return
+            except Exception:  # a heartbeat that fails once is retried at the next beat
+                log.exception("heartbeat failed for run %s", run_id)
+
+    def run_once(self) -> int | None:
+        """Claim and drive one run; None when the queue is empty."""
+        run_id = claim_next(self.worker_id)
+        if run_id is not None:
+            self.drive(run_id)
+        return run_id
+
+    def run_given(self, run_id: int) -> str | None:
+        """Claim one particular run (queued, or its lease expired) and drive it."""
+        if not claim_run(run_id, self.worker_id):
+            return None
+        return self.drive(run_id)
+
+    def run_forever(self, stop: threading.Event, *, exit_when_idle: bool = False) -> None:
+        try:
+            while not stop.is_set():
+                try:
+                    got = self.run_once()
+                except Exception:
+                    log.exception("worker %s: run failed unexpectedly", self.worker_id)
+                    got = None
+                if got is None:
+                    if exit_when_idle:
+                        return
+                    stop.wait(self.poll_seconds)
+        finally:
+            release_all(self.worker_id)
