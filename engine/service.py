@@ -210,7 +210,7 @@ def edit(*, run_id: int, actor: str, content: str, expected_version: int | None 
         if base_draft_id is not None and base_draft_id != run.current_draft_id:
             raise StaleRun("A newer version of this draft exists since you started editing. "
                            "Reload to edit the latest; nothing was saved.")
-        if content_hash(text) == base.content_hash:
+        if text == clean_text(base.content):
             raise InvalidInput("No changes to save.", {"content": "is unchanged"})
         version = (s.exec(select(func.max(Draft.version)).where(Draft.run_id == run.id)).one() or 0) + 1
         draft = Draft(run_id=run.id or 0, version=version, stage=run.stage, author=who,

@@ -21,6 +21,8 @@ def _message(err: dict[str, Any]) -> str:
         return f"must be at most {ctx.get('max_length')} characters"
     if kind == "missing":
         return "is required"
+    if kind == "literal_error":
+        return f"must be one of: {ctx.get('expected', '')}"
     return str(err.get("msg", "is not valid"))
 
 

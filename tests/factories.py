@@ -1,0 +1,40 @@
+"""Small builders for engine tests."""
+
+from __future__ import annotations
+
+from engine.pipelines.base import NoteOut, Review, ScoreOut
+from engine.pipelines.protocol import ProtocolDraft
+
+INTENT = {"intent": "Help a university student manage exam panic", "audience": "adult students"}
+
+
+def protocol_draft(title: str = "Exam panic: paced breathing", extra_step: str | None = None) -> ProtocolDraft:
+    steps = [
+        "Sit comfortably and notice your breath without changing it.",
+        "Breathe in slowly through your nose for a count of four.",
+        "Breathe out gently through your mouth for a count of six.",
+        "Repeat for two minutes, noticing how your body settles.",
+    ]
+    if extra_step:
+        steps.append(extra_step)
+    return ProtocolDraft(
+        title=title,
+        purpose="It is understandable to feel panic before exams; this helps you slow down.",
+        steps=steps,
+        reflection=["What did you notice in your body?", "When could you use this again?"],
+        safety_note="This is not a substitute for professional care. If you feel unsafe, "
+        "call or text 988 or contact your clinician.",
+    )
+
+
+def review(scores: dict[str, float], notes: list[tuple[str, str, str]] | None = None,
+           verdict: str | None = None) -> Review:
+    return Review(
+        scores=[ScoreOut(name=k, value=v) for k, v in scores.items()],
+        notes=[NoteOut(target=t, priority=p, text=x) for t, p, x in (notes or [])],  # type: ignore[arg-type]
+        verdict=verdict,  # type: ignore[arg-type]
+    )
+
+
+GOOD_SAFETY = {"safety": 0.95}
+GOOD_CLINICAL = {"empathy": 0.85, "clinical": 0.9}

@@ -1,0 +1,230 @@
+"""The supervisor loop with a scripted model: every step committed, notes reach the drafter,
+the thresholds, iteration budget and deterministic checks decide."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+from sqlmodel import select
+
+from db.models import Draft, LLMCall, Run, Score, Step
+from db.session import session_scope
+from engine import service, views
+from engine.leases import claim_run
+from engine.llm.base import AgentCall, LLMError
+from engine.supervisor import Supervisor
+from tests.factories import GOOD_CLINICAL, GOOD_SAFETY, INTENT, protocol_draft, review
+from tests.utils.scripted import ScriptedModel
+
+
+def drive(model: ScriptedModel, run_id: int) -> str:
+    assert claim_run(run_id, "w1")
+    return Supervisor(model, "w1").run_until_idle(run_id)
+
+
+def start(**params) -> int:  # type: ignore[no-untyped-def]
+    return service.start_run(kind="protocol", input=INTENT, actor="dr. lee", params=params)
+
+
+def test_thresholds_met_first_time_halts_for_review(db_url: str) -> None:
+    model = ScriptedModel({
+        "drafter": [protocol_draft()],
+        "safety_guardian": [review(GOOD_SAFETY)],
+        "clinical_critic": [review(GOOD_CLINICAL)],
+    })
+    run_id = start()
+    assert drive(model, run_id) == "awaiting_review"
+    model.assert_consumed()
+    d = views.get_run(run_id)
+    assert d.halt_reason == "thresholds_met"
+    assert [s.node for s in d.steps] == ["draft", "review", "decide"]
+    assert all(s.status == "done" and s.finished_at for s in d.steps)
+    assert d.current and d.current.scores == {"safety": 0.95, "empathy": 0.85, "clinical": 0.9}
+    with session_scope() as s:
+        calls = s.exec(select(LLMCall).where(LLMCall.run_id == run_id)).all()
+    assert sorted(c.agent for c in calls) == ["clinical_critic", "drafter", "safety_guardian"]
+    # gpt-4.1-mini: 800 uncached x 0.40 + 200 cached x 0.10 + 500 out x 1.60 per 1M tokens.
+    assert calls[0].cost_usd == pytest.approx((800 * 0.40 + 200 * 0.10 + 500 * 1.60) / 1e6)
+
+
+def test_low_scores_revise_with_notes_addressed_to_the_drafter(db_url: str) -> None:
+    model = ScriptedModel({
+        "drafter": [protocol_draft("v1"), protocol_draft("v2")],
+        "safety_guardian": [
+            review({"safety": 0.6}, [("drafter", "critical", "Add a crisis line."),
+                                     ("clinical_critic", "info", "Not for the drafter.")]),
+            review(GOOD_SAFETY),
+        ],
+        "clinical_critic": [review(GOOD_CLINICAL, [("broadcast", "warning", "Warmer tone.")]),
+                            review(GOOD_CLINICAL)],
+    })
+    run_id = start()
+    drive(model, run_id)
+    model.assert_consumed()
+    revision = [c for c in model.calls if c.agent == "drafter"][1]
+    texts = [n.text for n in revision.task.notes]  # type: ignore[attr-defined]
+    assert texts[0] == "Add a crisis line."  # critical first
+    assert "Warmer tone." in texts and "Not for the drafter." not in texts
+    assert "Add a crisis line." in revision.messages[1]["content"]
+    d = views.get_run(run_id)
+    assert [dr.version for dr in d.drafts] == [1, 2]
+    assert d.iteration == 2 and d.halt_reason == "thresholds_met"
+
+
+def test_max_iterations_halts_and_highlights_the_best_not_the_last(db_url: str) -> None:
+    safety = [0.5, 0.79, 0.6]
+    model = ScriptedModel({
+        "drafter": [protocol_draft(f"v{i}") for i in range(1, 4)],
+        "safety_guardian": [review({"safety": s}) for s in safety],
+        "clinical_critic": [review(GOOD_CLINICAL) for _ in safety],
+    })
+    run_id = start(max_iterations=3)
+    drive(model, run_id)
+    d = views.get_run(run_id)
+    assert d.halt_reason == "max_iterations" and d.iteration == 3
+    best = d.draft(d.best_draft_id)
+    assert best is not None and best.version == 2
+    assert d.current is not None and d.current.version == 3
+
+
+def test_deterministic_screen_binds_whatever_the_critic_says(db_url: str) -> None:
+    unsafe = protocol_draft(extra_step="Stop taking your medication if the panic goes away.")
+    model = ScriptedModel({
+        "drafter": [unsafe, protocol_draft()],
+        "safety_guardian": [review({"safety": 1.0}), review({"safety": 1.0})],
+        "clinical_critic": [review(GOOD_CLINICAL), review(GOOD_CLINICAL)],
+    })
+    run_id = start()
+    drive(model, run_id)
+    d = views.get_run(run_id)
+    v1 = d.drafts[0]
+    assert v1.scores["safety"] < 0.8  # capped by the screen
+    assert any(f.category == "medication" for f in v1.flags)
+    assert v1.content[v1.flags[0].start:v1.flags[0].end] == v1.flags[0].text
+    # The flag became a critical note for the drafter, which it got on revision.
+    revision = [c for c in model.calls if c.agent == "drafter"][1]
+    assert any(n.priority == "critical" and "medication" in n.text.lower()
+               for n in revision.task.notes)  # type: ignore[attr-defined]
+    assert d.current is not None and d.current.version == 2 and not d.current.flags
+
+
+def test_critics_run_concurrently(db_url: str) -> None:
+    both_in = threading.Barrier(2, timeout=5)
+
+    def slow(scores: dict[str, float]):  # type: ignore[no-untyped-def]
+        def answer(_call: AgentCall) -> object:  # type: ignore[type-arg]
+            both_in.wait()  # fails (BrokenBarrierError) unless both critics are in flight at once
+            return review(scores)
+        return answer
+
+    model = ScriptedModel({
+        "drafter": [protocol_draft()],
+        "safety_guardian": [slow(GOOD_SAFETY)],
+        "clinical_critic": [slow(GOOD_CLINICAL)],
+    })
+    run_id = start()
+    assert drive(model, run_id) == "awaiting_review"
+    assert views.get_run(run_id).halt_reason == "thresholds_met"
+
+
+def test_model_failure_fails_the_step_and_keeps_earlier_work(db_url: str) -> None:
+    model = ScriptedModel({
+        "drafter": [protocol_draft()],
+        "safety_guardian": [LLMError("timeout", "The model at http://x did not answer in 60 s")],
+        "clinical_critic": [review(GOOD_CLINICAL)],
+    })
+    run_id = start()
+    assert drive(model, run_id) == "failed"
+    d = views.get_run(run_id)
+    assert "did not answer" in (d.error or "")
+    assert len(d.drafts) == 1 and d.drafts[0].scores == {}
+    assert d.steps[-1].status == "error"
+    # A person retries: the failed review runs again; the draft is not rewritten.
+    service.retry(run_id=run_id, actor="dr. lee")
+    model.script["safety_guardian"] = [review(GOOD_SAFETY)]
+    model.script["clinical_critic"] = [review(GOOD_CLINICAL)]
+    assert drive(model, run_id) == "awaiting_review"
+    d = views.get_run(run_id)
+    assert len(d.drafts) == 1 and d.drafts[0].scores["safety"] == 0.95
+
+
+def test_garbage_scores_are_clamped(db_url: str) -> None:
+    model = ScriptedModel({
+        "drafter": [protocol_draft()],
+        "safety_guardian": [review({"safety": 7.0})],
+        "clinical_critic": [review({"empathy": -3.0, "clinical": float("nan")})],
+    })
+    run_id = start(max_iterations=1)
+    drive(model, run_id)
+    scores = views.get_run(run_id).drafts[0].scores
+    assert scores == {"safety": 1.0, "empathy": 0.0, "clinical": 0.0}
+
+
+def test_halt_while_running_stops_after_the_current_step(db_url: str) -> None:
+    entered, release = threading.Event(), threading.Event()
+
+    def slow_draft(_call: AgentCall) -> object:  # type: ignore[type-arg]
+        entered.set()
+        release.wait(5)
+        return protocol_draft()
+
+    model = ScriptedModel({"drafter": [slow_draft]})
+    run_id = start()
+    t = threading.Thread(target=drive, args=(model, run_id))
+    t.start()
+    assert entered.wait(5)
+    assert service.halt(run_id=run_id, actor="dr. lee") == "running"
+    release.set()
+    t.join(10)
+    d = views.get_run(run_id)
+    assert d.status == "awaiting_review" and d.halt_reason == "halted"
+    assert len(d.drafts) == 1  # the step in flight finished and was kept
+    assert [s.node for s in d.steps] == ["draft"]
+
+
+def test_a_worker_that_lost_its_lease_cannot_commit(db_url: str, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setenv("DRAFTROOM_LEASE_SECONDS", "0.2")
+    entered, release = threading.Event(), threading.Event()
+
+    def slow_draft(_call: AgentCall) -> object:  # type: ignore[type-arg]
+        entered.set()
+        release.wait(5)
+        return protocol_draft("from the old worker")
+
+    old = ScriptedModel({"drafter": [slow_draft]})
+    run_id = start()
+    assert claim_run(run_id, "old")
+    t = threading.Thread(target=Supervisor(old, "old").run_until_idle, args=(run_id,))
+    t.start()
+    assert entered.wait(5)
+    time.sleep(0.3)  # the lease runs out (no heartbeat: the supervisor alone does not beat)
+    new = ScriptedModel({"drafter": [protocol_draft("from the new worker")],
+                         "safety_guardian": [review(GOOD_SAFETY)],
+                         "clinical_critic": [review(GOOD_CLINICAL)]})
+    monkeypatch.setenv("DRAFTROOM_LEASE_SECONDS", "30")
+    assert claim_run(run_id, "new")
+    Supervisor(new, "new").run_until_idle(run_id)
+    release.set()
+    t.join(10)
+    with session_scope() as s:
+        drafts = s.exec(select(Draft).where(Draft.run_id == run_id)).all()
+        steps = s.exec(select(Step).where(Step.run_id == run_id).order_by(Step.seq)).all()
+        run = s.get(Run, run_id)
+    assert [d.content.splitlines()[0] for d in drafts] == ["# from the new worker"]
+    assert steps[0].status == "abandoned" and steps[0].worker == "old"
+    assert run is not None and run.status == "awaiting_review"
+
+
+def test_scores_are_unique_per_version_even_when_reviewed_twice(db_url: str) -> None:
+    model = ScriptedModel({
+        "drafter": [protocol_draft()],
+        "safety_guardian": [review(GOOD_SAFETY)],
+        "clinical_critic": [review(GOOD_CLINICAL)],
+    })
+    run_id = start()
+    drive(model, run_id)
+    with session_scope() as s:
+        n = len(s.exec(select(Score)).all())
+    assert n == 3
