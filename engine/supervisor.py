@@ -96,14 +96,27 @@ def clamp01(x: float) -> float:
     return 0.0 if x != x else max(0.0, min(1.0, float(x)))  # NaN -> 0
 
 
+def as_review(out: Any) -> Review:
+    """Critics answer in their own schema (named score fields) or directly as a Review."""
+    if isinstance(out, Review):
+        return out
+    if hasattr(out, "to_review"):
+        return out.to_review()
+    return Review.model_validate(out.model_dump())
+
+
 def combine_review(
     stage: StageSpec, reviews: list[tuple[str, Review]], caps: dict[str, float]
 ) -> dict[str, tuple[float, float | None, float | None, str]]:
     """Critic scores bound by the deterministic checks: final = min(critic, cap). A score only
-    the checks give stands on its own; two critics giving the same name: the lower wins."""
+    the checks give stands on its own; two critics giving the same name: the lower wins.
+    Score names the stage does not use are dropped (a model may invent some)."""
+    known = set(stage.thresholds) | set(caps)
     out: dict[str, tuple[float, float | None, float | None, str]] = {}
     for author, review in reviews:
         for s in review.scores:
+            if s.name not in known:
+                continue
             llm = clamp01(s.value)
             cap = caps.get(s.name)
             value = min(llm, cap) if cap is not None else llm
@@ -272,15 +285,15 @@ class Supervisor:
         with ThreadPoolExecutor(max_workers=max(1, len(stage.critics))) as pool:
             futures = [(c.name, pool.submit(run_agent, c, task, self.backend, ctx))
                        for c in stage.critics]
-            reviews = [(name, f.result()) for name, f in futures]
-        combined = combine_review(stage, reviews, checks.caps)  # type: ignore[arg-type]
-        notes = [(name, n) for name, r in reviews for n in r.notes]  # type: ignore[attr-defined]
+            reviews = [(name, as_review(f.result())) for name, f in futures]
+        combined = combine_review(stage, reviews, checks.caps)
+        notes = [(name, n) for name, r in reviews for n in r.notes]
         notes += [
             ("checks", NoteOut(target="drafter", priority="critical",
                                text=f"{f.category.replace('_', ' ')}: rewrite or remove \"{f.text}\""))
             for f in checks.flags if f.blocking
         ]
-        verdicts = [r.verdict for _, r in reviews if r.verdict]  # type: ignore[attr-defined]
+        verdicts = [r.verdict for _, r in reviews if r.verdict]
         return ReviewOutcome(
             scores=[(n, v, llm, cap, src) for n, (v, llm, cap, src) in combined.items()],
             flags=checks.flags, notes=notes, verdicts=verdicts,

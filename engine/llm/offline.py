@@ -24,10 +24,10 @@ class OfflineBackend:
         if call.offline is None:
             raise LLMError("not_found", f"agent {call.agent!r} has no offline implementation")
         out = call.offline(call.task)
-        if not isinstance(out, call.output_type):
-            out = call.output_type.model_validate(
-                out.model_dump() if isinstance(out, BaseModel) else out
-            )
+        # An offline agent may answer in the engine's own shape (e.g. a Review) rather than
+        # the schema a real model is given; both are accepted downstream.
+        if not isinstance(out, BaseModel):
+            out = call.output_type.model_validate(out)
         raw = out.model_dump_json()
         prompt = sum(estimate_tokens(m.get("content", "")) for m in call.messages)
         return LLMResponse(
