@@ -199,3 +199,40 @@ class ModelPrice(SQLModel, table=True):
     cached_input_per_m: float
     output_per_m: float
     effective_from: datetime = Field(default_factory=lambda: datetime(2024, 1, 1, tzinfo=UTC))
+
+
+class Brand(SQLModel, table=True):
+    """A brand profile (the "business card" plus voice and what to avoid), for campaigns."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    slug: str = Field(max_length=120, unique=True, index=True)
+    name: str = Field(max_length=120)
+    website: str = Field(default="", max_length=300)
+    social_links: list[str] = Field(default_factory=list, sa_type=JSONType)
+    location: str = Field(default="", max_length=200)
+    service_type: str = Field(default="", max_length=200)
+    voice: str = Field(default="")
+    audience: str = Field(default="")
+    products: list[str] = Field(default_factory=list, sa_type=JSONType)
+    avoid_words: list[str] = Field(default_factory=list, sa_type=JSONType)
+    avoid_claims: list[str] = Field(default_factory=list, sa_type=JSONType)
+    sample: bool = False  # shipped as data (engine/data/brands.json)
+    created_by: str = Field(default="", max_length=120)
+    created_at: datetime = Field(default_factory=utcnow)
+    updated_at: datetime = Field(default_factory=utcnow)
+
+
+class Creator(SQLModel, table=True):
+    """One entry of the creator directory that campaigns shortlist from."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    handle: str = Field(max_length=120, unique=True, index=True)  # "@name", lower case
+    name: str = Field(max_length=200)
+    platform: str = Field(max_length=32)  # instagram | tiktok | youtube | linkedin ...
+    niche: str = Field(max_length=200)
+    audience_size: int = 0
+    location: str = Field(default="", max_length=200)
+    engagement_rate: float = 0.0  # percent, e.g. 4.2
+    contact_channel: str = Field(default="email", max_length=32)  # one of engine.channels
+    fee_usd: float = 0.0  # typical fee for one sponsored post
+    bio: str = Field(default="")

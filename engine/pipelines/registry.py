@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from engine.pipelines.base import Pipeline
+from engine.pipelines.campaign import CAMPAIGN
 from engine.pipelines.protocol import PROTOCOL
 
-PIPELINES: dict[str, Pipeline] = {PROTOCOL.kind: PROTOCOL}
+PIPELINES: dict[str, Pipeline] = {PROTOCOL.kind: PROTOCOL, CAMPAIGN.kind: CAMPAIGN}
 
 
 def get_pipeline(kind: str) -> Pipeline:

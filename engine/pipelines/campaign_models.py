@@ -1,0 +1,354 @@
+"""The campaign pipeline's data: its input, what each stage's drafter returns, and how each
+output becomes the Markdown a person reads and edits. Output types are strict-schema
+friendly for the openai backend: every field required, optional ones as `T | None`."""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from pydantic import BaseModel, Field, field_validator
+from pydantic_core import PydanticCustomError
+
+from engine.channels import CHANNELS, LABELS, Channel
+from engine.text import clean_text
+
+STAGES = ("brief", "creators", "outreach", "plan")
+STAGE_LABELS = {"brief": "Brief", "creators": "Creators", "outreach": "Outreach", "plan": "Plan"}
+
+
+class CampaignInput(BaseModel):
+    brand_id: int = Field(ge=1)
+    """The brand profile (engine.brands) the campaign is for."""
+    brand_name: str = Field(min_length=1, max_length=120)
+    goal: str = Field(min_length=3, max_length=1000)
+    """What the campaign should achieve, in the marketer's words."""
+    audience: str = Field(min_length=2, max_length=500)
+    budget: float = Field(gt=0, le=10_000_000)
+    """The campaign's budget in USD (creator fees, seeding, ads): not the LLM spend."""
+    channels: list[Channel]
+    """Outreach channels, in the order the marketer prefers them."""
+    num_creators: int = Field(default=5, ge=1, le=20)
+
+    @field_validator("brand_name", "goal", "audience", mode="before")
+    @classmethod
+    def _strip(cls, v: object) -> object:
+        return clean_text(v) if isinstance(v, str) else v
+
+    @field_validator("channels", mode="before")
+    @classmethod
+    def _channels(cls, v: object) -> object:
+        if isinstance(v, str):
+            v = [c for c in re.split(r"[\s,]+", v) if c]
+        if isinstance(v, list):
+            v = list(dict.fromkeys(str(c).strip().lower() for c in v))
+            if not v:
+                raise PydanticCustomError(
+                    "channels", "choose at least one channel ({known})",
+                    {"known": ", ".join(CHANNELS)})
+        return v
+
+
+# -- BRIEF -------------------------------------------------------------------------------------
+
+
+class BudgetLine(BaseModel):
+    item: str
+    amount_usd: float
+
+
+class BriefDraft(BaseModel):
+    title: str
+    objective: str
+    audience: str
+    key_messages: list[str]
+    deliverables: list[str]
+    timeline: list[str]
+    budget_split: list[BudgetLine]
+    success_metrics: list[str]
+    open_points: list[str]
+    """Questions or reviewer requests the brief could not settle; may be empty."""
+
+
+def _bullets(items: list[str]) -> str:
+    return "\n".join(f"- {clean_text(i)}" for i in items if clean_text(i))
+
+
+def _money(x: float) -> str:
+    return f"{x:,.0f}"
+
+
+def budget_table(lines: list[BudgetLine], *, shares: bool = True) -> str:
+    total = sum(max(0.0, b.amount_usd) for b in lines) or 1.0
+    head = "| Item | Amount (USD) | Share |\n|---|---:|---:|" if shares else \
+        "| Item | Amount (USD) |\n|---|---:|"
+    rows = []
+    for b in lines:
+        item = clean_text(b.item).replace("|", "/")
+        rows.append(f"| {item} | {_money(b.amount_usd)} |"
+                    + (f" {b.amount_usd / total:.0%} |" if shares else ""))
+    tail = f"| **Total** | **{_money(sum(b.amount_usd for b in lines))}** |" + (" 100% |" if shares else "")
+    return "\n".join([head, *rows, tail])
+
+
+def render_brief(d: BriefDraft) -> str:
+    parts = [
+        f"# {clean_text(d.title)}",
+        f"## Objective\n\n{clean_text(d.objective)}",
+        f"## Audience\n\n{clean_text(d.audience)}",
+        f"## Key messages\n\n{_bullets(d.key_messages)}",
+        f"## Deliverables\n\n{_bullets(d.deliverables)}",
+        f"## Timeline\n\n{_bullets(d.timeline)}",
+        f"## Budget split\n\n{budget_table(d.budget_split)}",
+        f"## Success metrics\n\n{_bullets(d.success_metrics)}",
+    ]
+    if any(clean_text(p) for p in d.open_points):
+        parts.append(f"## Open points\n\n{_bullets(d.open_points)}")
+    return "\n\n".join(parts) + "\n"
+
+
+# -- CREATORS ----------------------------------------------------------------------------------
+
+
+class ShortlistPick(BaseModel):
+    handle: str
+    """The creator's @handle exactly as in the candidate list."""
+    match_pct: int
+    reasons: str
+    """Why this creator fits the brief, in one line."""
+
+
+class ShortlistDraft(BaseModel):
+    title: str
+    summary: str
+    picks: list[ShortlistPick]
+    also_considered: list[ShortlistPick]
+
+
+def render_shortlist(d: ShortlistDraft) -> str:
+    """The table is filled from the directory by handle, so numbers are never invented."""
+    from engine.creators import (
+        EDIT_HINT,
+        ShortlistEntry,
+        lookup,
+        norm_handle,
+        render_shortlist_table,
+    )
+    from db.session import session_scope
+
+    handles = [norm_handle(p.handle) for p in d.picks + d.also_considered]
+    with session_scope() as s:
+        known = lookup(s, handles)
+
+    def entry(p: ShortlistPick) -> ShortlistEntry:
+        h = norm_handle(p.handle)
+        c = known.get(h)
+        if c is None:
+            return ShortlistEntry(handle=h, name="", reasons=clean_text(p.reasons),
+                                  in_directory=False)
+        return ShortlistEntry(**c.model_dump(exclude={"bio"}), reasons=clean_text(p.reasons),
+                              match_pct=max(0, min(100, p.match_pct)))
+
+    picks, seen = [], set()
+    for p in d.picks:
+        if norm_handle(p.handle) not in seen:
+            seen.add(norm_handle(p.handle))
+            picks.append(entry(p))
+    out = [f"# {clean_text(d.title)}", clean_text(d.summary), "## Shortlist",
+           render_shortlist_table(picks), EDIT_HINT]
+    others = [entry(p) for p in d.also_considered if norm_handle(p.handle) not in seen]
+    if others:
+        rows = "\n".join(f"| {e.handle} | {e.name} | {e.niche} | "
+                         f"{'' if e.match_pct is None else str(e.match_pct) + '%'} | "
+                         f"{e.reasons.replace('|', '/')} |" for e in others)
+        out += ["## Also considered",
+                "| Creator | Name | Niche | Match | Notes |\n|---|---|---|---|---|\n" + rows]
+    return "\n\n".join(out) + "\n"
+
+
+# -- OUTREACH ----------------------------------------------------------------------------------
+
+
+class OutreachMessageOut(BaseModel):
+    creator_handle: str
+    creator_name: str
+    channel: Channel
+    subject: str | None
+    """Email subject or Teams card title; null for SMS, WhatsApp and Instagram DM."""
+    body: str
+    """Markdown; no level-2 or level-3 headings (they structure the draft)."""
+
+
+class OutreachDraft(BaseModel):
+    brand_name: str
+    creators: list[str]
+    """Every @handle on the approved shortlist, in its order."""
+    messages: list[OutreachMessageOut]
+
+
+def _no_structure_headings(body: str) -> str:
+    # A "## " or "### " line inside a body would start a new creator or channel when parsed.
+    return re.sub(r"^(#{2,3})([ \t])", r"####\2", body, flags=re.M)
+
+
+def render_outreach_draft(d: OutreachDraft) -> str:
+    from engine.outreach import render_outreach
+
+    msgs = [(m.creator_handle, clean_text(m.creator_name), m.channel,
+             clean_text(m.subject) if m.subject else None,
+             _no_structure_headings(clean_text(m.body))) for m in d.messages]
+    channels = list(dict.fromkeys(m.channel for m in d.messages))
+    return render_outreach(brand_name=clean_text(d.brand_name), shortlist=d.creators,
+                           messages=msgs, channels=[c for c in CHANNELS if c in channels])
+
+
+# -- PLAN --------------------------------------------------------------------------------------
+
+
+class ScheduleItem(BaseModel):
+    when: str
+    activity: str
+
+
+class CreatorDeliverable(BaseModel):
+    creator_handle: str
+    creator_name: str
+    deliverables: str
+    post_window: str
+    fee_usd: float
+    contact_channel: str
+
+
+class Kpi(BaseModel):
+    name: str
+    target: str
+
+
+class PlanDraft(BaseModel):
+    title: str
+    summary: str
+    schedule: list[ScheduleItem]
+    deliverables: list[CreatorDeliverable]
+    budget: list[BudgetLine]
+    kpis: list[Kpi]
+    compliance: list[str]
+
+
+def _cell(text: str) -> str:
+    return clean_text(str(text)).replace("|", "/").replace("\n", " ")
+
+
+def render_plan(d: PlanDraft) -> str:
+    schedule = "| When | Activity |\n|---|---|\n" + "\n".join(
+        f"| {_cell(s.when)} | {_cell(s.activity)} |" for s in d.schedule)
+    deliverables = ("| Creator | Name | Deliverables | Post window | Fee (USD) | Contact via |\n"
+                    "|---|---|---|---|---:|---|\n" + "\n".join(
+                        f"| {_cell(c.creator_handle)} | {_cell(c.creator_name)} | "
+                        f"{_cell(c.deliverables)} | {_cell(c.post_window)} | "
+                        f"{_money(c.fee_usd)} | "
+                        f"{_cell(LABELS.get(c.contact_channel, c.contact_channel))} |"
+                        for c in d.deliverables))
+    kpis = "| KPI | Target |\n|---|---|\n" + "\n".join(
+        f"| {_cell(k.name)} | {_cell(k.target)} |" for k in d.kpis)
+    parts = [
+        f"# {clean_text(d.title)}",
+        f"## Summary\n\n{clean_text(d.summary)}",
+        f"## Schedule\n\n{schedule}",
+        f"## Deliverables per creator\n\n{deliverables}",
+        f"## Budget\n\n{budget_table(d.budget, shares=False)}",
+        f"## KPIs\n\n{kpis}",
+        f"## Compliance\n\n{_bullets(d.compliance)}",
+    ]
+    return "\n\n".join(parts) + "\n"
+
+
+# -- reading drafts back ----------------------------------------------------------------------
+
+
+def sections(text: str) -> dict[str, str]:
+    """Level-2 sections by lower-case heading."""
+    out: dict[str, str] = {}
+    matches = list(re.finditer(r"^##[ \t]+(?!#)(.+?)[ \t]*$", text, re.M))
+    for i, m in enumerate(matches):
+        end = matches[i + 1].start() if i + 1 < len(matches) else len(text)
+        out.setdefault(m.group(1).strip().lower(), text[m.end():end].strip())
+    return out
+
+
+def find_section(secs: dict[str, str], *names: str) -> str | None:
+    for key, body in secs.items():
+        if any(n in key for n in names):
+            return body
+    return None
+
+
+def table_rows(body: str) -> list[list[str]]:
+    """Data rows of the first Markdown table in `body` (no header, no separator)."""
+    rows: list[list[str]] = []
+    header_seen = False
+    for line in body.splitlines():
+        line = line.strip()
+        if not line.startswith("|"):
+            if rows or header_seen:
+                break
+            continue
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        if all(re.fullmatch(r":?-{2,}:?", c) for c in cells if c):
+            continue
+        if not header_seen:
+            header_seen = True
+            continue
+        rows.append(cells)
+    return rows
+
+
+def amount(cell: str) -> float | None:
+    m = re.search(r"-?\d[\d,]*(?:\.\d+)?", cell.replace("*", ""))
+    return float(m.group().replace(",", "")) if m else None
+
+
+def budget_total(body: str) -> float | None:
+    """The table's Total row, else the sum of its amounts."""
+    rows = table_rows(body)
+    if not rows:
+        return None
+    for r in rows:
+        if "total" in r[0].lower() and len(r) > 1:
+            return amount(r[1])
+    values = [amount(r[1]) for r in rows if len(r) > 1]
+    return sum(v for v in values if v is not None) or None
+
+
+StageName = Literal["brief", "creators", "outreach", "plan"]
+
+
+def _bullet_items(body: str | None) -> list[str]:
+    if not body:
+        return []
+    items = [m.group(1).strip() for m in re.finditer(r"^\s*(?:[-*+]|\d+[.)])\s+(.+)$", body, re.M)]
+    return items or [p.strip() for p in body.split("\n\n") if p.strip()]
+
+
+def parse_brief(text: str) -> BriefDraft:
+    """A brief's Markdown back into fields (empty where a section is missing), so a revision
+    can keep what a person wrote and change only what the notes ask for."""
+    secs = sections(text)
+    title = re.search(r"^#[ \t]+(.+)$", text, re.M)
+    budget = []
+    for row in table_rows(find_section(secs, "budget") or ""):
+        value = amount(row[1]) if len(row) > 1 else None
+        if value is not None and "total" not in row[0].lower():
+            budget.append(BudgetLine(item=row[0].replace("*", "").strip(), amount_usd=value))
+
+    def prose(*names: str) -> str:
+        return (find_section(secs, *names) or "").strip()
+
+    return BriefDraft(
+        title=title.group(1).strip() if title else "",
+        objective=prose("objective"), audience=prose("audience"),
+        key_messages=_bullet_items(find_section(secs, "key message")),
+        deliverables=_bullet_items(find_section(secs, "deliverable")),
+        timeline=_bullet_items(find_section(secs, "timeline", "schedule")),
+        budget_split=budget,
+        success_metrics=_bullet_items(find_section(secs, "success", "metric", "kpi")),
+        open_points=_bullet_items(find_section(secs, "open point")))
