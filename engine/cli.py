@@ -218,9 +218,44 @@ def cmd_migrate(_a: argparse.Namespace) -> int:
 def cmd_export(a: argparse.Namespace) -> int:
     from engine.export import export_markdown
 
+    if a.format == "pdf":
+        return _export_pdf(a)
     out = export_markdown(a.run_id) if a.format == "md" else views.get_run(a.run_id).model_dump_json(indent=2)
     print(out)
     return 0
+
+
+def _export_pdf(a: argparse.Namespace) -> int:
+    from engine.pdf_export import export_pdf
+
+    path = a.output or f"run-{a.run_id}.pdf"
+    data = export_pdf(a.run_id)
+    with open(path, "wb") as fh:
+        fh.write(data)
+    print(f"wrote {path} ({len(data):,} bytes)")
+    return 0
+
+
+def cmd_mcp(a: argparse.Namespace) -> int:
+    from engine.mcp_server import serve
+
+    serve(http_port=a.http, worker=a.worker)
+    return 0
+
+
+def cmd_branch(a: argparse.Namespace) -> int:
+    from engine.branch import branch_run
+
+    did = _draft_id(a.run_id, a.version) or views.get_run(a.run_id).current_draft_id
+    params: dict[str, Any] = {}
+    if a.max_iterations:
+        params["max_iterations"] = a.max_iterations
+    if a.threshold:
+        params["thresholds"] = {k: float(v) for k, v in (t.split("=", 1) for t in a.threshold)}
+    new_id = branch_run(run_id=a.run_id, draft_id=did or 0, actor=a.actor, params=params,
+                        guidance=a.guidance)
+    print(f"run-id: {new_id} (branched from run {a.run_id})", flush=True)
+    return 0 if a.no_wait else _drive(new_id)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -315,8 +350,24 @@ def build_parser() -> argparse.ArgumentParser:
 
     ex = sub.add_parser("export", help="export a run")
     ex.add_argument("run_id", type=int)
-    ex.add_argument("--format", choices=["md", "json"], default="md")
+    ex.add_argument("--format", choices=["md", "json", "pdf"], default="md")
+    ex.add_argument("--output", "-o", help="where to write the PDF (default: run-ID.pdf)")
     ex.set_defaults(fn=cmd_export)
+
+    mc = sub.add_parser("mcp", help="serve Draftroom over MCP (stdio, or HTTP on 127.0.0.1)")
+    mc.add_argument("--http", type=int, metavar="PORT", help="streamable HTTP on this port")
+    mc.add_argument("--worker", action="store_true", help="also drive queued runs here")
+    mc.set_defaults(fn=cmd_mcp)
+
+    br = sub.add_parser("branch", help="start a new run from a version of a run")
+    br.add_argument("run_id", type=int)
+    br.add_argument("--version", type=int, help="draft version to start from (default: current)")
+    br.add_argument("--guidance", help="a note for the drafter, acted on first")
+    br.add_argument("--max-iterations", type=int)
+    br.add_argument("--threshold", action="append", metavar="NAME=VALUE")
+    br.add_argument("--no-wait", action="store_true")
+    actor(br)
+    br.set_defaults(fn=cmd_branch)
     return p
 
 
