@@ -91,9 +91,11 @@ with tab_edit:
 with tab_diff:
     numbers = [v.version for v in versions]
     left, right = st.columns(2)
+    # Keyed by the newest version: a new one resets the pair to "previous -> newest".
+    fresh = f"{info.name}_{numbers[0]}"
     old = left.selectbox("From", numbers, index=min(1, len(numbers) - 1),
-                         key=f"pr_diff_a_{info.name}", format_func=lambda n: _label(by_number[n]))
-    new = right.selectbox("To", numbers, index=0, key=f"pr_diff_b_{info.name}",
+                         key=f"pr_diff_a_{fresh}", format_func=lambda n: _label(by_number[n]))
+    new = right.selectbox("To", numbers, index=0, key=f"pr_diff_b_{fresh}",
                           format_func=lambda n: _label(by_number[n]))
     lines = pv.diff_versions(info.name, old, new)
     if old == new or not lines:
