@@ -1,0 +1,138 @@
+"""Draftroom's own cost per step on the offline backend: protocol runs driven from start to
+review in this process, timed end to end; the agents' time is measured separately (CPU
+seconds inside their functions) so that what is left is the engine: sessions, commits, the
+LLM-call records, the lease, the step rows."""
+
+from __future__ import annotations
+
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from bench._harness import (
+    AgentClock,
+    Row,
+    cmd,
+    database,
+    log,
+    median,
+    protocol_input,
+    sqlite_synchronous,
+    sqlite_url,
+    timed_protocol,
+)
+
+
+@dataclass
+class Batch:
+    """One batch of runs, driven to review, by one engine."""
+
+    engine: str
+    runs: int
+    steps: int
+    agent_calls: int
+    """Calls of the agents' functions and the checks (equal for equal work)."""
+    wall_s: float
+    cpu_s: float
+    agent_s: float
+    per_run_s: list[float] = field(default_factory=list)
+
+    @property
+    def overhead_s(self) -> float:
+        return max(0.0, self.wall_s - self.agent_s)
+
+    @property
+    def overhead_ms_per_step(self) -> float:
+        return 1000 * self.overhead_s / max(1, self.steps)
+
+    @property
+    def overhead_ms_per_run(self) -> float:
+        return 1000 * self.overhead_s / max(1, self.runs)
+
+    @property
+    def cpu_overhead_ms_per_step(self) -> float:
+        return 1000 * max(0.0, self.cpu_s - self.agent_s) / max(1, self.steps)
+
+    @property
+    def ms_per_step(self) -> float:
+        return 1000 * self.wall_s / max(1, self.steps)
+
+    @property
+    def steps_per_s(self) -> float:
+        return self.steps / self.wall_s if self.wall_s else float("nan")
+
+    @property
+    def runs_per_s(self) -> float:
+        return self.runs / self.wall_s if self.wall_s else float("nan")
+
+
+def draftroom_batch(n: int, clock: AgentClock, *, offset: int = 0) -> Batch:
+    """Start `n` protocol runs and drive each to review here, one after another. The database
+    is whatever DATABASE_URL points at; the pipeline must be `timed_protocol(clock)`."""
+    from sqlmodel import func, select
+
+    from db.models import Run, RunStatus, Step
+    from db.session import session_scope
+    from engine import service
+    from engine.llm.offline import OfflineBackend
+    from engine.worker import Worker
+
+    worker = Worker(backend=OfflineBackend(), worker_id="bench-overhead")
+    clock.reset()
+    per_run: list[float] = []
+    ids: list[int] = []
+    cpu0, t0 = time.process_time(), time.perf_counter()
+    for i in range(n):
+        r0 = time.perf_counter()
+        run_id = service.start_run(kind="protocol", input=protocol_input(offset + i), actor="bench")
+        worker.run_given(run_id)
+        per_run.append(time.perf_counter() - r0)
+        ids.append(run_id)
+    wall, cpu = time.perf_counter() - t0, time.process_time() - cpu0
+    agent_s, agent_calls = clock.seconds, clock.calls
+    with session_scope() as s:
+        steps = s.exec(select(func.count()).select_from(Step)
+                       .where(Step.run_id.in_(ids))).one()  # type: ignore[attr-defined]
+        stuck = s.exec(select(func.count()).select_from(Run).where(
+            Run.id.in_(ids), Run.status != RunStatus.REVIEW)).one()  # type: ignore[union-attr]
+    if stuck:
+        raise RuntimeError(f"{stuck} of {n} runs did not reach review")
+    return Batch("Draftroom", n, int(steps), agent_calls, wall, cpu, agent_s, per_run)
+
+
+def rows_for(batches: list[Batch], n: int, mode: str, command: str) -> list[Row]:
+    b = "engine overhead (offline, Draftroom alone)"
+    steps = median([x.steps_per_s for x in batches])
+    return [
+        Row(b, f"steps/s ({n} runs x {len(batches)} batches, median; {mode})", f"{steps:.0f}",
+            command),
+        Row(b, "ms per step, all in (agents included)",
+            f"{median([x.ms_per_step for x in batches]):.2f} ms", command),
+        Row(b, "engine overhead per step (wall minus time inside agents)",
+            f"{median([x.overhead_ms_per_step for x in batches]):.2f} ms", command),
+        Row(b, "runs to review per second",
+            f"{median([x.runs_per_s for x in batches]):.1f} runs/s "
+            f"({batches[0].steps / batches[0].runs:.1f} steps/run)", command),
+    ]
+
+
+def run(quick: bool = False) -> list[Row]:
+    n, reps = (20, 2) if quick else (100, 3)
+    log(f"engine overhead: {reps} x {n} offline protocol runs, Draftroom alone")
+    clock = AgentClock()
+    with tempfile.TemporaryDirectory(prefix="draftroom-bench-") as tmp, \
+            database(sqlite_url(Path(tmp))) as url, timed_protocol(clock):
+        mode = sqlite_synchronous(url)
+        draftroom_batch(min(n, 5), clock, offset=0)
+        batches = [draftroom_batch(n, clock, offset=i * n) for i in range(reps)]
+    for x in batches:
+        log(f"  {x.runs} runs {x.wall_s:.2f} s, {x.steps} steps, agents {x.agent_s:.2f} s, "
+            f"overhead {x.overhead_ms_per_step:.2f} ms/step")
+    return rows_for(batches, n, f"SQLite {mode}", cmd("engine_overhead", quick))
+
+
+if __name__ == "__main__":
+    from bench._harness import markdown_table
+
+    print(markdown_table(run()))
