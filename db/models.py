@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from typing import Any
 
-from sqlalchemy import JSON, Column, Index, UniqueConstraint
+from sqlalchemy import JSON, BigInteger, Column, Index, UniqueConstraint
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.orm import declared_attr
 from sqlmodel import Field, SQLModel
@@ -236,3 +236,59 @@ class Creator(SQLModel, table=True):
     contact_channel: str = Field(default="email", max_length=32)  # one of engine.channels
     fee_usd: float = 0.0  # typical fee for one sponsored post
     bio: str = Field(default="")
+
+
+class Setting(SQLModel, table=True):
+    """Ops settings (engine/settings.py): monthly budgets per kind, the default run budget."""
+
+    key: str = Field(primary_key=True, max_length=64)
+    value: str = ""
+    """JSON text; engine/settings.py parses and validates it."""
+    updated_by: str = Field(default="", max_length=120)
+    updated_at: datetime = Field(default_factory=utcnow)
+
+
+class CallRollup(SQLModel, table=True):
+    """LLMCall totals per UTC day, kind, model, agent and stage, kept in step by database
+    triggers (engine/rollup.py): the Costs page sums thousands of these rows, not millions
+    of calls."""
+
+    day: date = Field(primary_key=True)
+    kind: str = Field(primary_key=True, max_length=32)
+    model: str = Field(primary_key=True, max_length=120)
+    agent: str = Field(primary_key=True, max_length=64)
+    stage: str = Field(primary_key=True, max_length=32)
+    calls: int = Field(default=0, sa_type=BigInteger)
+    errors: int = Field(default=0, sa_type=BigInteger)
+    unpriced: int = Field(default=0, sa_type=BigInteger)
+    """Successful calls of a model with no price: their cost is unknown, never $0."""
+    cost_usd: float = 0.0
+    prompt_tokens: int = Field(default=0, sa_type=BigInteger)  # includes cached tokens
+    cached_tokens: int = Field(default=0, sa_type=BigInteger)
+    completion_tokens: int = Field(default=0, sa_type=BigInteger)
+    latency_ms: float = 0.0  # sum; divide by calls for the mean
+
+    __table_args__ = {"sqlite_with_rowid": False}
+
+
+class CallLatency(SQLModel, table=True):
+    """A latency histogram per CallRollup key: log-spaced buckets (engine/rollup.py), so
+    percentiles over any filter come from a few thousand rows."""
+
+    # Key order: percentiles group by (agent, model, bucket) and stream in this order.
+    agent: str = Field(primary_key=True, max_length=64)
+    model: str = Field(primary_key=True, max_length=120)
+    bucket: int = Field(primary_key=True)
+    day: date = Field(primary_key=True)
+    kind: str = Field(primary_key=True, max_length=32)
+    stage: str = Field(primary_key=True, max_length=32)
+    n: int = Field(default=0, sa_type=BigInteger)
+
+    __table_args__ = {"sqlite_with_rowid": False}
+
+
+# Covering indexes for the Costs page's run counts, most expensive runs and approvals.
+OPS_INDEXES = (
+    Index("ix_run_ops", Run.created_at, Run.kind, Run.cost_usd, Run.status),
+    Index("ix_humanaction_ops", HumanAction.action, HumanAction.at, HumanAction.run_id),
+)
