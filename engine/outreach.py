@@ -111,7 +111,8 @@ def parse_outreach(text: str) -> Outreach:
                 heading = h2.group(1).strip()
                 hm = _HANDLE.search(heading)
                 handle = hm.group().lower() if hm else ""
-                name = re.sub(r"^[\s·\-\u2013\u2014:|]+", "", heading[hm.end():]).strip() if hm else ""
+                rest = heading[hm.end():] if hm else ""
+                name = re.sub(r"^[\s·\-\u2013\u2014:|]+", "", rest).strip()
                 channel = None
             else:
                 label = h3.group(1).strip()

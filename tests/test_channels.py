@@ -50,14 +50,15 @@ def test_every_sms_part_is_within_the_limit_and_marked(text: str, limit: int) ->
 
 
 def test_sms_splits_at_sentence_boundaries() -> None:
-    sentences = [f"This is sentence number {i} of the message, written to fill space." for i in range(8)]
+    sentences = [f"This is sentence number {i} of the message, written to fill space."
+                 for i in range(8)]
     parts = split_sms(" ".join(sentences))
     assert len(parts) > 1
     for p in parts:
         # Every part starts a sentence and ends one: no sentence is cut in two.
         assert p.content.startswith("This is sentence")
         assert p.content.endswith(".")
-    assert parts[0].text.endswith("(1/%d)" % len(parts))
+    assert parts[0].text.endswith(f"(1/{len(parts)})")
 
 
 def test_short_sms_is_one_part_without_a_marker() -> None:
@@ -111,7 +112,8 @@ def test_whatsapp_and_instagram_limits() -> None:
 
 
 def test_teams_card_has_a_title_and_sections() -> None:
-    body = "Hi Maya,\n\nA short note.\n\n**The idea**\nTwo reels in May.\n\n## What we offer\n$400 per reel."
+    body = ("Hi Maya,\n\nA short note.\n\n**The idea**\nTwo reels in May.\n\n"
+            "## What we offer\n$400 per reel.")
     msg = format_message("teams", body, title="Alma Cafe x Maya")
     assert msg.title == "Alma Cafe x Maya"
     assert [s.heading for s in msg.sections] == [None, "The idea", "What we offer"]

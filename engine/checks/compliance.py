@@ -25,7 +25,8 @@ DISCLOSURE = re.compile(
     r"(#ad\b|#advert\b|#sponsored\b|#werbung\b|#anzeige\b|#partner\b|paid[- ]partnership)", re.I)
 # Asking a creator to make or publish something: that content needs the disclosure.
 ASKS_TO_POST = re.compile(
-    r"\b(post(?:s|ing)?|reels?|stor(?:y|ies)|videos?|tiktoks?|unboxing|feature us|share (?:it|a|your)"
+    r"\b(post(?:s|ing)?|reels?|stor(?:y|ies)|videos?|tiktoks?|unboxing|feature us"
+    r"|share (?:it|a|your)"
     r"|sponsored content|shout-?out)\b", re.I)
 # A sentence that tells the reader what not to say is protective, not a claim.
 PROTECTIVE = re.compile(
@@ -91,7 +92,8 @@ def _channel_rules(text: str, brand_name: str) -> list[FlagOut]:
     for m in parse_outreach(text).messages:
         f = m.formatted(brand_name)
         anchor = text[m.start:m.end].split("\n", 1)[0] or m.handle
-        at = dict(text=anchor, start=m.start, end=m.start + len(anchor), check="channel_rules")
+        at = {"text": anchor, "start": m.start, "end": m.start + len(anchor),
+              "check": "channel_rules"}
         if not m.body:
             flags.append(FlagOut(category="empty_message", **at))  # type: ignore[arg-type]
         if f.limit is not None and f.length > f.limit:

@@ -16,7 +16,7 @@ from engine.brands import load_brand
 from engine.checks.compliance import campaign_checks
 from engine.creators import as_context, directory, rank_creators, resolve_shortlist
 from engine.pipelines import campaign_offline as offline
-from engine.pipelines.base import AgentSpec, DraftTask, Pipeline, ReviewTask, StageSpec
+from engine.pipelines.base import AgentSpec, DraftTask, Pipeline, Review, ReviewTask, StageSpec
 from engine.pipelines.campaign_models import (
     STAGES,
     BriefDraft,
@@ -29,7 +29,6 @@ from engine.pipelines.campaign_models import (
     render_plan,
     render_shortlist,
 )
-from engine.pipelines.base import Review
 
 THRESHOLDS = {"brand_voice": 0.75, "quality": 0.75, "completion": 0.75, "compliance": 0.75}
 MAX_ITERATIONS = 3

@@ -87,7 +87,8 @@ def budget_table(lines: list[BudgetLine], *, shares: bool = True) -> str:
         item = clean_text(b.item).replace("|", "/")
         rows.append(f"| {item} | {_money(b.amount_usd)} |"
                     + (f" {b.amount_usd / total:.0%} |" if shares else ""))
-    tail = f"| **Total** | **{_money(sum(b.amount_usd for b in lines))}** |" + (" 100% |" if shares else "")
+    tail = (f"| **Total** | **{_money(sum(b.amount_usd for b in lines))}** |"
+            + (" 100% |" if shares else ""))
     return "\n".join([head, *rows, tail])
 
 
@@ -127,6 +128,7 @@ class ShortlistDraft(BaseModel):
 
 def render_shortlist(d: ShortlistDraft) -> str:
     """The table is filled from the directory by handle, so numbers are never invented."""
+    from db.session import session_scope
     from engine.creators import (
         EDIT_HINT,
         ShortlistEntry,
@@ -134,7 +136,6 @@ def render_shortlist(d: ShortlistDraft) -> str:
         norm_handle,
         render_shortlist_table,
     )
-    from db.session import session_scope
 
     handles = [norm_handle(p.handle) for p in d.picks + d.also_considered]
     with session_scope() as s:

@@ -111,9 +111,16 @@ SAFER = {
 }
 
 
+def _safer(m: re.Match[str]) -> str | None:
+    word = SAFER.get(m.group(0).lower())
+    if word is None:
+        return None
+    return word[:1].upper() + word[1:] if m.group(0)[:1].isupper() else word
+
+
 def sanitize(text: str, brand: BrandOut | None) -> str:
-    """Rewrite sentences that make a banned claim: a safer word where there is one, the
-    phrase dropped where there is not. Used when a revision answers compliance notes."""
+    """Rewrite sentences that make a banned claim: a safer word where there is one, else
+    the sentence goes. Used when a revision answers compliance notes."""
     rules = claim_rules(brand.avoid_words if brand else (), brand.avoid_claims if brand else ())
     for _ in range(5):  # a sentence can carry more than one banned phrase
         found = find_claims(text, rules)
@@ -121,9 +128,14 @@ def sanitize(text: str, brand: BrandOut | None) -> str:
             break
         for flag, what in reversed(found):
             pattern = next(p for _, w, p in rules if w == what)
-            fixed = pattern.sub(lambda m: SAFER.get(m.group(0).lower(), ""), flag.text, count=1)
-            fixed = re.sub(r"\s{2,}", " ", fixed).replace(" ,", ",").replace(" .", ".").strip()
+            m = pattern.search(flag.text)
+            better = _safer(m) if m else None
+            if better is None:
+                fixed = ""
+            else:
+                fixed = flag.text[:m.start()] + better + flag.text[m.end():]  # type: ignore[union-attr]
             text = text[:flag.start] + fixed + text[flag.end:]
+        text = re.sub(r"[ \t]{2,}", " ", text).strip()
     return text
 
 
@@ -169,7 +181,8 @@ BUDGET_SHARES = (("Creator fees", 0.70), ("Product seeding and gifting", 0.15),
 
 
 def split_budget(budget: float) -> list[BudgetLine]:
-    lines = [BudgetLine(item=item, amount_usd=round(budget * share)) for item, share in BUDGET_SHARES]
+    lines = [BudgetLine(item=item, amount_usd=round(budget * share))
+             for item, share in BUDGET_SHARES]
     lines[-1].amount_usd += round(budget) - sum(b.amount_usd for b in lines)
     return lines
 
@@ -393,7 +406,8 @@ def _message(channel: str, e: dict[str, Any], *, brand: BrandOut | None, brand_n
         title = f"{brand_name} x {e.get('name') or first}: paid collaboration"
         body = "\n\n".join([
             f"Hi {first}, {who[0].lower() + who[1:]} {hook}",
-            f"**The idea**\n{_sentence_case(ask)} featuring our {product}, posted in weeks 3-4. {why}"
+            f"**The idea**\n{_sentence_case(ask)} featuring our {product}, posted in "
+            f"weeks 3-4. {why}"
             + (f" {extras}" if extras else ""),
             f"**What we offer**\nA fee of ${offer:,}, plus our {product} to try.",
             f"**Disclosure**\n{disclose}",
@@ -493,7 +507,8 @@ def draft_plan(task: DraftTask) -> PlanDraft:
             else (sent or campaign_channels or ["email"])[0]
         deliverables.append(CreatorDeliverable(
             creator_handle=e["handle"], creator_name=e.get("name", ""),
-            deliverables=_sentence_case(PLATFORM_ASK.get(e.get("platform", ""), "one sponsored post"))
+            deliverables=_sentence_case(PLATFORM_ASK.get(e.get("platform", ""),
+                                                         "one sponsored post"))
             + ", tagged #ad with the paid-partnership label",
             post_window="Week 3" if k % 2 == 0 else "Week 4",
             fee_usd=float(int(fee * scale)), contact_channel=str(via)))
@@ -628,7 +643,8 @@ def _evaluate_brief(r: _Rubric, task: ReviewTask) -> None:
         "Key messages": ("key message",), "Deliverables": ("deliverable",),
         "Timeline": ("timeline", "schedule"), "Budget split": ("budget",),
         "Success metrics": ("success", "metric", "kpi")})
-    if found["Key messages"] is not None and len(re.findall(r"^\s*[-*]\s+\S", found["Key messages"] or "", re.M)) < 2:
+    messages = found["Key messages"]
+    if messages is not None and len(re.findall(r"^\s*[-*]\s+\S", messages, re.M)) < 2:
         r.lose("completion", 1, "Give at least two key messages as bullets.")
     if found["Success metrics"] and not re.search(r"\d", found["Success metrics"]):
         r.lose("completion", 1, "Make the success metrics measurable: give each a number.")
@@ -700,7 +716,8 @@ def _evaluate_outreach(r: _Rubric, task: ReviewTask, brand: BrandOut | None) -> 
         r.lose("completion", 4, "There are no messages: write one per creator and channel.",
                "critical")
         return
-    missing = [(h, c) for h in creators for c in channels if not (doc.get(h, c) and doc.get(h, c).body)]  # type: ignore[union-attr]
+    missing = [(h, c) for h in creators for c in channels
+               if not getattr(doc.get(h, c), "body", "")]
     if missing:
         listed = ", ".join(f"{h} on {LABELS.get(c, c)}" for h, c in missing[:6])
         r.lose("completion", min(4, len(missing)), f"Missing messages: {listed}"
@@ -713,7 +730,8 @@ def _evaluate_outreach(r: _Rubric, task: ReviewTask, brand: BrandOut | None) -> 
         known = {h: c.model_dump() for h, c in lookup(s, [m.handle for m in doc.messages]).items()}
     generic = [m for m in doc.messages if m.body and not _personal(m, known.get(m.handle))]
     if generic:
-        who = ", ".join(sorted({f"{m.handle} ({LABELS.get(m.channel, m.channel)})" for m in generic})[:6])
+        who = ", ".join(sorted({f"{m.handle} ({LABELS.get(m.channel, m.channel)})"
+                                for m in generic})[:6])
         r.lose("quality", 2 if len(generic) * 2 > len(doc.messages) else 1,
                f"Generic messages: {who}. Personalise each message: name the creator and say "
                "what you like about their niche or where they are.")
@@ -725,7 +743,8 @@ def _evaluate_outreach(r: _Rubric, task: ReviewTask, brand: BrandOut | None) -> 
                f"reply); missing in {len(no_cta)} message(s).")
     repeats = [m for m in doc.messages if _repeats(m.body)]
     if repeats:
-        r.lose("quality", 1, f"Repeated sentences in {len(repeats)} message(s); say each thing once.")
+        r.lose("quality", 1, f"Repeated sentences in {len(repeats)} message(s); say each "
+               "thing once.")
     _voice(r, task.content, brand, str(task.input.get("brand_name") or ""),
            conversational="\n".join(m.body for m in doc.messages))
 
