@@ -244,15 +244,19 @@ def build_server() -> MCPServer:
 
     @server.tool(structured_output=False,
                  description="Export a run: Markdown (the approved version, or the latest "
-                             "marked as not approved) or, for an approved protocol, a PDF "
-                             "handout returned as an embedded application/pdf resource.")
+                             "marked as not approved); for an approved protocol, a PDF "
+                             "handout returned as an embedded application/pdf resource; for a "
+                             "campaign, CSV with one row per creator and channel.")
     def export_run(
         run_id: RunId,
-        format: Annotated[Literal["markdown", "pdf"], Field(description="markdown or pdf")]
+        format: Annotated[Literal["markdown", "pdf", "csv"],
+                          Field(description="markdown, pdf (protocols) or csv (campaigns)")]
         = "markdown",
     ) -> list[TextContent | EmbeddedResource]:
         if format == "markdown":
             return [TextContent(type="text", text=_call(_markdown, run_id))]
+        if format == "csv":
+            return [TextContent(type="text", text=_call(_csv, run_id))]
         from engine.pdf_export import export_pdf
 
         pdf = _call(export_pdf, run_id)
@@ -311,6 +315,15 @@ def _draft_id(run_id: int, version: int | None) -> int | None:
 def _markdown(run_id: int) -> str:
     views.get_run(run_id)  # NotFound for a run that does not exist
     return export_markdown(run_id)
+
+
+def _csv(run_id: int) -> str:
+    if views.get_run(run_id).kind != "campaign":
+        raise InvalidInput(f"Run {run_id} is not a campaign: CSV export is for campaigns "
+                           "(protocols export as markdown or pdf).")
+    from engine.campaign_export import export_campaign_csv
+
+    return export_campaign_csv(run_id)
 
 
 def _campaign_description() -> str:
