@@ -258,6 +258,35 @@ def cmd_branch(a: argparse.Namespace) -> int:
     return 0 if a.no_wait else _drive(new_id)
 
 
+def cmd_seed_demo(a: argparse.Namespace) -> int:
+    from engine.seed_demo import seed_demo
+
+    print(f"seeding {a.calls:,} calls in {a.runs:,} runs into {describe_database()} ...",
+          flush=True)
+    r = seed_demo(calls=a.calls, runs=a.runs, big_run_calls=a.big_run_calls, seed=a.seed)
+    print(f"added {r.runs:,} runs, {r.steps:,} steps, {r.calls:,} calls, {r.drafts:,} drafts "
+          f"in {r.seconds:.1f} s" + (f"; run {r.big_run_id} has {a.big_run_calls} calls"
+                                      if r.big_run_id else ""))
+    return 0
+
+
+def cmd_export_trace(a: argparse.Namespace) -> int:
+    from engine import traces
+
+    if a.send:
+        status = traces.send_otlp(a.run_id, endpoint=a.endpoint)
+        print(f"sent run {a.run_id}'s spans to {a.endpoint or traces.otlp_endpoint()} "
+              f"(HTTP {status})")
+        return 0
+    if a.format == "jsonl":
+        sys.stdout.write(traces.to_jsonl(a.run_id))
+    elif a.format == "summary":
+        print(json.dumps(traces.run_summary(a.run_id), indent=2, ensure_ascii=False, default=str))
+    else:
+        print(json.dumps(traces.to_otlp(a.run_id), ensure_ascii=False))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m engine", description="Draftroom engine")
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -368,6 +397,21 @@ def build_parser() -> argparse.ArgumentParser:
     br.add_argument("--no-wait", action="store_true")
     actor(br)
     br.set_defaults(fn=cmd_branch)
+    sd = sub.add_parser("seed-demo", help="add a realistic demo dataset (runs, steps, calls)")
+    sd.add_argument("--calls", type=int, default=100_000, help="LLM calls to add")
+    sd.add_argument("--runs", type=int, default=5_000, help="runs to spread them over")
+    sd.add_argument("--big-run-calls", type=int, default=500,
+                    help="calls of one long run, for the Traces page (0: none)")
+    sd.add_argument("--seed", type=int, default=7, help="random seed")
+    sd.set_defaults(fn=cmd_seed_demo)
+
+    et = sub.add_parser("export-trace", help="a run's trace: JSONL events, summary, OTLP spans")
+    et.add_argument("run_id", type=int)
+    et.add_argument("--format", choices=["jsonl", "summary", "otlp"], default="jsonl")
+    et.add_argument("--send", action="store_true",
+                    help="POST the OTLP spans to the collector ($DRAFTROOM_OTLP_ENDPOINT)")
+    et.add_argument("--endpoint", help="collector URL (default: $DRAFTROOM_OTLP_ENDPOINT)")
+    et.set_defaults(fn=cmd_export_trace)
     return p
 
 

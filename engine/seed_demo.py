@@ -74,7 +74,8 @@ TITLES = {
                  "Holiday gift boxes", "Subscription win-back", "New store opening",
                  "Barista training series", "Sustainability report"),
 }
-PEOPLE = ("dr. lee", "dr. okafor", "sam (marketing)", "priya (brand)", "dr. ruiz", "alex (ops)")
+PEOPLE = {"protocol": ("dr. lee", "dr. okafor", "dr. ruiz"),
+          "campaign": ("sam (marketing)", "priya (brand)", "alex (growth)")}
 
 
 class SeedReport(BaseModel):
@@ -176,7 +177,7 @@ class _Generator:
         model, backend, speed, err_rate = self.pick_model()
         run_id = ids.run
         ids.run += 1
-        who = rng.choice(PEOPLE)
+        who = rng.choice(PEOPLE[kind])
         t = created + timedelta(seconds=rng.uniform(0.2, 3.0))
         seq = iteration = version = stage_i = 0
         cost = 0.0

@@ -1,0 +1,160 @@
+"""Costs: spend, tokens, calls, latency and errors over a date range, by day, model, agent,
+kind and stage; cost per run and per approved draft; the most expensive runs; budgets.
+Every number comes from a GROUP BY in the database (engine/ops.py), cached for 30 s."""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime, timedelta
+
+import pandas as pd
+import streamlit as st
+
+from db.session import database_url
+from engine import identity, ops
+from ui import reviewer
+from ui.budget_banner import budget_banner
+from ui.format import STATUS
+from ui.ops_figures import (
+    cost_bars_figure,
+    error_rate_figure,
+    latency_figure,
+    spend_by_day_figure,
+    tokens_by_day_figure,
+    usd,
+)
+
+TTL = 30
+
+
+@st.cache_data(ttl=TTL, show_spinner=False)
+def _load(url: str, what: str, f: ops.OpsFilter, arg: str | None = None):  # type: ignore[no-untyped-def]
+    # One cached entry per database, query and filter.
+    if what == "totals":
+        return ops.totals(f)
+    if what == "by_day":
+        return ops.by_day(f, split=arg)  # type: ignore[arg-type]
+    if what == "breakdown":
+        return ops.breakdown(f, arg)  # type: ignore[arg-type]
+    if what == "latency":
+        return ops.latency_percentiles(f)
+    if what == "economics":
+        return ops.run_economics(f)
+    if what == "top_runs":
+        return ops.top_runs(f, limit=15)
+    if what == "table":
+        return ops.table(f)
+    if what == "options":
+        return ops.filter_options(f)
+    raise ValueError(what)
+
+
+def load(what: str, f: ops.OpsFilter, arg: str | None = None):  # type: ignore[no-untyped-def]
+    return _load(database_url(), what, f, arg)
+
+
+st.title("Costs")
+if not identity.can(reviewer.reviewer(), "view_costs"):
+    st.warning("Costs are for ops staff and admins. Enter your name under **Reviewer** in the "
+               "sidebar, or ask an admin for the ops role.", icon=":material/lock:")
+    st.stop()
+st.caption("Every LLM call, of either backend, summed in the database. Days are UTC; "
+           "numbers refresh every 30 seconds.")
+budget_banner()
+
+today = datetime.now(UTC).date()
+c_date, c_kind, c_model, c_agent, c_stage = st.columns([2, 1, 2, 2, 1])
+picked = c_date.date_input("Dates (UTC)", value=(today - timedelta(days=29), today),
+                           max_value=today, key="costs_dates")
+start, end = (picked if isinstance(picked, tuple) and len(picked) == 2
+              else (picked[0], picked[0]) if isinstance(picked, tuple) and picked
+              else (picked, picked) if isinstance(picked, date) else (today, today))
+options = load("options", ops.OpsFilter(start=start, end=end))
+f = ops.OpsFilter(
+    start=start, end=end,
+    kinds=tuple(c_kind.multiselect("Kind", options["kind"], key="costs_kind")),
+    models=tuple(c_model.multiselect("Model", options["model"], key="costs_model")),
+    agents=tuple(c_agent.multiselect("Agent", options["agent"], key="costs_agent")),
+    stages=tuple(c_stage.multiselect("Stage", options["stage"], key="costs_stage")),
+)
+
+tot: ops.Totals = load("totals", f)
+if tot.calls == 0:
+    st.info("No LLM calls match these filters. Widen the dates or clear a filter; "
+            "`python -m engine seed-demo` fills a database with demo data.",
+            icon=":material/info:")
+    st.stop()
+econ: ops.RunEconomics = load("economics", f)
+
+m = st.columns(7)
+m[0].metric("Spend", usd(tot.cost_usd),
+            help="Priced calls only. Calls of models without a price are counted apart: "
+                 "their cost is unknown, not $0.")
+m[1].metric("Calls", f"{tot.calls:,}")
+m[2].metric("Error rate", f"{(tot.error_rate or 0):.1%}", help=f"{tot.errors:,} failed calls")
+m[3].metric("Input tokens", f"{tot.prompt_tokens:,}",
+            help=f"{tot.cached_tokens:,} of them cached (billed at the cached rate, once)")
+m[4].metric("Output tokens", f"{tot.completion_tokens:,}")
+m[5].metric("Cost per run", usd(econ.cost_per_run) if econ.runs else "–",
+            help=f"Spend ÷ {econ.runs:,} runs started in the range")
+m[6].metric("Cost per approved draft",
+            usd(econ.cost_per_approved_draft) if econ.approved_drafts else "–",
+            help=f"Spend ÷ {econ.approved_drafts:,} drafts approved in the range")
+if tot.unpriced:
+    st.caption(f":gray[:material/help: Plus {tot.unpriced:,} calls of unpriced models "
+               "(cost unknown). Add their price under Settings.]")
+
+split = "kind" if not f.kinds or len(f.kinds) > 1 else None
+left, right = st.columns(2)
+left.plotly_chart(spend_by_day_figure(load("by_day", f, split), split=split), key="fig_spend")
+right.plotly_chart(tokens_by_day_figure(load("by_day", f)), key="fig_tokens")
+
+tabs = st.tabs(["By model", "By agent", "By kind", "By stage"])
+for tab, dim in zip(tabs, ("model", "agent", "kind", "stage"), strict=True):
+    with tab:
+        df = load("breakdown", f, dim)
+        a, b = st.columns([3, 2])
+        a.plotly_chart(cost_bars_figure(df, dim), key=f"fig_by_{dim}")
+        b.dataframe(df[[dim, "cost_usd", "calls", "error_rate", "unpriced", "tokens"]],
+                    hide_index=True, column_config={
+                        "cost_usd": st.column_config.NumberColumn("Spend", format="$%.4f"),
+                        "error_rate": st.column_config.NumberColumn("Errors", format="percent"),
+                        "unpriced": st.column_config.NumberColumn("Unpriced calls"),
+                    })
+
+left, right = st.columns([3, 2])
+lat = load("latency", f)
+left.plotly_chart(latency_figure(lat), key="fig_latency")
+right.plotly_chart(error_rate_figure(load("breakdown", f, "model")), key="fig_errors")
+with st.expander("Latency table (every call, errors included; within ~4% of exact)"):
+    st.dataframe(lat, hide_index=True, column_config={
+        c: st.column_config.NumberColumn(c.replace("_ms", " (ms)"), format="%.0f")
+        for c in ("p50_ms", "p95_ms", "p99_ms")})
+
+st.subheader("Most expensive runs")
+top: pd.DataFrame = load("top_runs", f)
+st.caption("Runs started in the range, by whole-run cost"
+           + (", that have calls matching the model / agent / stage filter (their cost is "
+              "under *Filtered*)." if f.narrowed else "."))
+if not top.empty:
+    view = top.assign(
+        trace=[f"traces?run={i}" for i in top["run_id"]],
+        open=[f"run?run={i}" for i in top["run_id"]],
+        status=[STATUS.get(s, (s,))[0] for s in top["status"]],
+    )
+    cols = ["trace", "open", "title", "kind", "status", "stage", "created_at", "cost_usd",
+            "calls"] + (["filtered_cost_usd"] if f.narrowed else [])
+    st.dataframe(view[cols], hide_index=True, column_config={
+        "trace": st.column_config.LinkColumn("Trace", display_text=r"traces\?run=(\d+)"),
+        "open": st.column_config.LinkColumn("Run", display_text=r"run\?run=(\d+)"),
+        "created_at": st.column_config.DatetimeColumn("Started", format="YYYY-MM-DD HH:mm"),
+        "cost_usd": st.column_config.NumberColumn("Cost", format="$%.4f"),
+        "filtered_cost_usd": st.column_config.NumberColumn("Filtered", format="$%.4f"),
+    })
+
+table: pd.DataFrame = load("table", f)
+with st.expander(f"Filtered table: {len(table):,} rows (day × kind × model × agent × stage)"):
+    st.dataframe(table, hide_index=True)
+st.download_button(
+    "Download CSV", data=table.to_csv(index=False).encode(), mime="text/csv",
+    file_name=f"draftroom-costs-{f.start}-{f.end}.csv", icon=":material/download:",
+    help="The filtered table above, one row per day, kind, model, agent and stage.")

@@ -1,0 +1,173 @@
+"""Traces: what exactly happened in one run. A timeline of its steps with their LLM calls
+nested under them; click a call (or pick it) to read its request, response, tokens, cost,
+latency, prompt version and error. Exports: JSONL events, a run summary, OTLP spans."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import streamlit as st
+
+from engine import identity, traces
+from engine.errors import NotFound, ServiceError
+from ui import reviewer
+from ui.format import STATUS
+from ui.ops_figures import seconds, trace_timeline_figure, usd
+
+WINDOW = 40  # steps drawn at once; a long run gets a slider
+CALL_KEY = "trace_call"
+
+
+def _run_label(c: traces.RunChoice | None, run_id: int) -> str:
+    if c is None:
+        return f"#{run_id}"
+    return f"#{c.id} · {c.kind} · {c.title[:60]} · {STATUS.get(c.status, (c.status,))[0]}"
+
+
+def _pick_run() -> int | None:
+    raw = st.query_params.get("run")
+    wanted = int(raw) if raw and raw.isdigit() else None
+    choices = {c.id: c for c in traces.recent_runs(limit=300)}
+    ids = list(choices)
+    if wanted is not None and wanted not in choices:
+        ids.insert(0, wanted)
+    if not ids:
+        return None
+    pick = st.selectbox("Run", ids, index=ids.index(wanted) if wanted in ids else 0,
+                        format_func=lambda i: _run_label(choices.get(i), i), key="trace_run")
+    if str(pick) != raw:
+        st.query_params["run"] = str(pick)
+    return pick
+
+
+def _call_label(c: traces.CallSpan, seq: dict[int | None, int]) -> str:
+    mark = "✖ " if c.status != "ok" else ""
+    return (f"{mark}step {seq.get(c.step_id, '?')} · {c.agent} · {c.model} · "
+            f"{seconds(c.latency_ms)} · call {c.id}")
+
+
+def _show_call(call_id: int) -> None:
+    d = traces.call_detail(call_id)
+    cols = st.columns(6)
+    cols[0].metric("Model", d.model)
+    cols[1].metric("Latency", seconds(d.latency_ms))
+    cols[2].metric("Input tokens", f"{d.prompt_tokens:,}", help=f"{d.cached_tokens:,} cached")
+    cols[3].metric("Output tokens", f"{d.completion_tokens:,}")
+    cols[4].metric("Cost", usd(d.cost_usd) if d.status == "ok" else "–",
+                   help="Unpriced: this model has no price in the table." if d.cost_usd is None
+                   else "With the price in force when the call was made.")
+    cols[5].metric("Prompt version", str(d.prompt_version) if d.prompt_version else "default",
+                   help=f"{d.attempts} attempt(s) · backend {d.backend}")
+    if d.status != "ok":
+        st.error(f"**{d.status}**: {d.error}", icon=":material/error:")
+    req, resp = st.columns(2)
+    with req:
+        st.markdown("**Request**")
+        for m in (d.request or {}).get("messages") or []:
+            st.caption(m.get("role", ""))
+            st.code(m.get("content", ""), language=None, wrap_lines=True)
+    with resp:
+        st.markdown("**Response**")
+        content = (d.response or {}).get("content")
+        try:
+            st.code(json.dumps(json.loads(content), indent=2, ensure_ascii=False),
+                    language="json", wrap_lines=True)
+        except (TypeError, ValueError):
+            st.code(content or json.dumps(d.response), language=None, wrap_lines=True)
+
+
+st.title("Traces")
+if not identity.can(reviewer.reviewer(), "view_traces"):
+    st.warning("Traces are for ops, clinicians, marketers and admins. Enter your name under "
+               "**Reviewer** in the sidebar.", icon=":material/lock:")
+    st.stop()
+run_id = _pick_run()
+if run_id is None:
+    st.info("No runs yet: start one, or fill a demo database with `python -m engine seed-demo`.")
+    st.stop()
+try:
+    trace = traces.load_trace(run_id)
+except NotFound as exc:
+    st.error(str(exc))
+    st.stop()
+
+label, color, icon = STATUS.get(trace.status, (trace.status, "gray", ":material/help:"))
+st.markdown(f"**{trace.title}** · {trace.kind} · :{color}[{icon} {label}]"
+            + (f" ({trace.halt_reason.replace('_', ' ')})" if trace.halt_reason else ""))
+st.page_link("pages/run.py", label="Open the run", icon=":material/article:",
+             query_params={"run": str(run_id)})
+calls = trace.calls
+m = st.columns(6)
+m[0].metric("Steps", len(trace.steps))
+m[1].metric("LLM calls", len(calls))
+m[2].metric("Cost", usd(trace.cost_usd) if not trace.unpriced_calls or trace.cost_usd
+            else "unpriced", help=f"{trace.unpriced_calls} unpriced call(s)"
+            if trace.unpriced_calls else None)
+m[3].metric("Tokens", f"{sum(c.total_tokens for c in calls):,}")
+m[4].metric("Errors", sum(c.status != "ok" for c in calls))
+m[5].metric("Budget", usd(trace.budget_usd) if trace.budget_usd is not None else "none")
+
+steps = trace.steps
+if len(steps) > WINDOW:
+    lo, hi = st.select_slider("Steps shown", options=[s.seq for s in steps],
+                              value=(steps[0].seq, steps[WINDOW - 1].seq), key=f"win_{run_id}")
+    steps = [s for s in steps if lo <= s.seq <= hi]
+if steps:
+    event = st.plotly_chart(trace_timeline_figure(trace, steps=steps), key=f"tl_{run_id}",
+                            on_select="rerun", selection_mode=("points",))
+    clicked = [p.get("customdata") for p in (event.selection.points if event else [])]
+    clicked = [c[0] if isinstance(c, list) and c else c for c in clicked]
+    clicked = [c for c in clicked if isinstance(c, int)]
+    # Apply a click once; after that the picker below is free to change the call.
+    if clicked and st.session_state.get("_trace_clicked") != clicked[0]:
+        st.session_state["_trace_clicked"] = clicked[0]
+        st.session_state[CALL_KEY] = clicked[0]
+else:
+    st.info("This run has no steps yet.")
+
+if calls:
+    seq = {s.id: s.seq for s in trace.steps}
+    by_id = {c.id: c for c in calls}
+    if st.session_state.get(CALL_KEY) not in by_id:
+        first_error = next((c.id for c in calls if c.status != "ok"), None)
+        st.session_state[CALL_KEY] = first_error or calls[0].id
+    st.subheader("Call")
+    picked = st.selectbox("Call", list(by_id), key=CALL_KEY, label_visibility="collapsed",
+                          format_func=lambda i: _call_label(by_id[i], seq))
+    _show_call(picked)
+    with st.expander(f"All {len(calls)} calls"):
+        st.dataframe(pd.DataFrame([{
+            "call": c.id, "step": seq.get(c.step_id), "agent": c.agent, "model": c.model,
+            "status": c.status, "started": c.started_at, "latency_ms": round(c.latency_ms),
+            "input": c.prompt_tokens, "cached": c.cached_tokens, "output": c.completion_tokens,
+            "cost_usd": c.cost_usd, "prompt_version": c.prompt_version,
+        } for c in calls]), hide_index=True, column_config={
+            "cost_usd": st.column_config.NumberColumn("cost", format="$%.5f"),
+            "started": st.column_config.DatetimeColumn(format="MM-DD HH:mm:ss")})
+
+st.subheader("Export")
+e = st.columns(4)
+e[0].download_button("Events (JSONL)", data=lambda: traces.to_jsonl(run_id),
+                     file_name=f"run-{run_id}-events.jsonl", mime="application/x-ndjson",
+                     icon=":material/download:", help="One event per line, in time order.")
+e[1].download_button("Run summary (JSON)",
+                     data=lambda: json.dumps(traces.run_summary(run_id), indent=2, default=str),
+                     file_name=f"run-{run_id}-trace.json", mime="application/json",
+                     icon=":material/download:",
+                     help="Input, events, response, and the trace with usage.")
+e[2].download_button("OpenTelemetry (OTLP/JSON)",
+                     data=lambda: json.dumps(traces.to_otlp(run_id)),
+                     file_name=f"run-{run_id}-otlp.json", mime="application/json",
+                     icon=":material/download:",
+                     help="Spans with OpenInference attributes, for Phoenix or Langfuse.")
+endpoint = traces.otlp_endpoint()
+if e[3].button("Send to collector", icon=":material/send:", disabled=endpoint is None,
+               help=f"POST the spans to {endpoint}" if endpoint
+               else f"Set {traces.OTLP_ENV} to send spans to an OTLP/HTTP collector."):
+    try:
+        status = traces.send_otlp(run_id)
+        st.success(f"Sent {len(calls) + len(trace.steps) + 1} spans to {endpoint} "
+                   f"(HTTP {status}).")
+    except ServiceError as exc:
+        st.error(str(exc))

@@ -1,0 +1,59 @@
+"""Monthly budget alerts, shown in the sidebar of every page and on the Costs page: a warning
+when a kind's spend this month passes 80% of its budget, an error at 100%."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import streamlit as st
+
+from db.session import database_url
+from engine import ops
+from ui.ops_figures import usd
+
+log = logging.getLogger("draftroom.ui")
+COSTS_PAGE = "pages/costs.py"
+_ROOT = Path(__file__).resolve().parent.parent
+
+
+@st.cache_data(ttl=30, show_spinner=False)
+def _statuses(_url: str) -> list[ops.BudgetStatus]:
+    # Keyed by the database URL: one process may serve (or test) several databases.
+    return ops.budget_status()
+
+
+def alerts() -> list[ops.BudgetStatus]:
+    """The kinds at or over 80% of their monthly budget."""
+    return [s for s in _statuses(database_url()) if s.level in ("warning", "over")]
+
+
+def _message(s: ops.BudgetStatus) -> str:
+    state = "over budget" if s.level == "over" else "near budget"
+    text = (f"**{s.kind.title()}** {state}: {usd(s.spent_usd)} of {usd(s.budget_usd)} "
+            f"this month ({(s.share or 0):.0%}).")
+    if s.unpriced_calls:
+        text += f" Plus {s.unpriced_calls:,} unpriced calls."
+    return text
+
+
+def budget_banner(*, compact: bool = False) -> list[ops.BudgetStatus]:
+    """Draw the alerts (compact: for the sidebar); returns what was shown. Never breaks the
+    page it sits on: a failing query is logged and shows nothing."""
+    try:
+        shown = alerts()
+    except Exception:
+        log.exception("budget banner: could not read this month's spend")
+        return []
+    for s in shown:
+        icon = ":material/error:" if s.level == "over" else ":material/warning:"
+        if compact:
+            color = "red" if s.level == "over" else "orange"
+            st.caption(f":{color}[{icon} {_message(s)}]")
+        elif s.level == "over":
+            st.error(_message(s), icon=icon)
+        else:
+            st.warning(_message(s), icon=icon)
+    if shown and compact and (_ROOT / COSTS_PAGE).is_file():
+        st.page_link(COSTS_PAGE, label="Costs and budgets", icon=":material/payments:")
+    return shown

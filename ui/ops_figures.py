@@ -1,0 +1,286 @@
+"""Figures for the Costs and Traces pages: pure functions of data frames and read models,
+so tests check them without a browser. Unpriced costs are labelled, never drawn as $0."""
+
+from __future__ import annotations
+
+import bisect
+import math
+from dataclasses import dataclass
+from datetime import datetime
+
+import pandas as pd
+import plotly.graph_objects as go
+
+from engine.traces import CallSpan, RunTrace, StepSpan
+from ui.figures import PALETTE, plain
+
+ERROR_RED = "#dc2626"
+STEP_GREY = "#cbd5e1"
+TOKEN_COLORS = {"uncached input": "#2563eb", "cached input": "#93c5fd", "output": "#d97706"}
+PCT_COLORS = {"p50_ms": "#059669", "p95_ms": "#d97706", "p99_ms": "#dc2626"}
+_LAYOUT = {"margin": {"l": 10, "r": 10, "t": 40, "b": 10}, "hovermode": "closest",
+           "legend": {"orientation": "h", "y": -0.15}}
+
+
+def color_for(name: str, names: list[str]) -> str:
+    """The same agent (or model) gets the same colour everywhere it is drawn."""
+    ordered = sorted(set(names))
+    return PALETTE[ordered.index(name) % len(PALETTE)] if name in ordered else PALETTE[0]
+
+
+def usd(value: float | None) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "unpriced"
+    if value >= 100:
+        return f"${value:,.0f}"
+    return f"${value:,.2f}" if value >= 1 else f"${value:.4f}"
+
+
+def seconds(ms: float | None) -> str:
+    if ms is None or (isinstance(ms, float) and math.isnan(ms)):
+        return "–"
+    return f"{ms / 1000:.2f} s" if ms >= 1000 else f"{ms:.0f} ms"
+
+
+def _empty(title: str) -> go.Figure:
+    fig = go.Figure()
+    fig.update_layout(title=title, **_LAYOUT)
+    fig.add_annotation(text="No calls in this range", showarrow=False, x=0.5, y=0.5,
+                       xref="paper", yref="paper", font={"color": "#64748b"})
+    return fig
+
+
+# -- Costs ----------------------------------------------------------------------------------
+
+
+def spend_by_day_figure(df: pd.DataFrame, *, split: str | None = None) -> go.Figure:
+    """Spend per day: one line, or one per value of `split` (e.g. kind)."""
+    title = "Spend per day (USD)"
+    if df.empty:
+        return _empty(title)
+    fig = go.Figure()
+    groups = [(None, df)] if split is None else list(df.groupby(split, sort=True))
+    names = [str(g) for g, _ in groups]
+    for name, part in groups:
+        label = "spend" if name is None else plain(str(name))
+        fig.add_trace(go.Scatter(
+            x=list(part["day"]), y=list(part["cost_usd"].fillna(0.0)), mode="lines+markers",
+            name=label, meta={"series": label},
+            line={"width": 2, "color": PALETTE[0] if name is None else color_for(str(name), names)},
+            marker={"size": 4},
+            customdata=list(part["calls"]),
+            hovertemplate=f"{label} %{{x|%Y-%m-%d}}: $%{{y:,.4f}} · %{{customdata:,}} calls"
+                          "<extra></extra>",
+        ))
+    fig.update_layout(title=title, yaxis={"tickprefix": "$", "rangemode": "tozero"}, **_LAYOUT)
+    return fig
+
+
+def cost_bars_figure(df: pd.DataFrame, dim: str) -> go.Figure:
+    """Spend per value of one dimension, largest on top; an unpriced value gets an empty bar
+    and the word "unpriced" instead of a $0 bar."""
+    title = f"Spend by {dim}"
+    if df.empty:
+        return _empty(title)
+    rows = df.sort_values("cost_usd", ascending=True, na_position="first")
+    costs = rows["cost_usd"]
+    labels = [plain(str(v)) for v in rows[dim]]
+    text = [("unpriced" if math.isnan(c) else usd(c))
+            + (f" + {u:,} unpriced" if u and not math.isnan(c) else "")
+            for c, u in zip(costs, rows["unpriced"], strict=True)]
+    fig = go.Figure(go.Bar(
+        x=[0.0 if math.isnan(c) else c for c in costs], y=labels, orientation="h",
+        text=text, textposition="outside", cliponaxis=False, meta={"dim": dim},
+        marker={"color": ["#94a3b8" if math.isnan(c) else PALETTE[0] for c in costs]},
+        customdata=list(zip(rows["calls"], rows["error_rate"], strict=True)),
+        hovertemplate="%{y}: %{text}<br>%{customdata[0]:,} calls · "
+                      "%{customdata[1]:.1%} errors<extra></extra>",
+    ))
+    fig.update_layout(title=title, xaxis={"tickprefix": "$", "rangemode": "tozero"},
+                      height=max(220, 60 + 28 * len(rows)), **_LAYOUT)
+    return fig
+
+
+def tokens_by_day_figure(df: pd.DataFrame) -> go.Figure:
+    """Input tokens split into uncached and cached (each counted once), and output tokens."""
+    title = "Tokens per day"
+    if df.empty:
+        return _empty(title)
+    parts = {
+        "uncached input": df["prompt_tokens"] - df["cached_tokens"],
+        "cached input": df["cached_tokens"],
+        "output": df["completion_tokens"],
+    }
+    fig = go.Figure([go.Bar(x=list(df["day"]), y=list(v), name=k, meta={"series": k},
+                            marker={"color": TOKEN_COLORS[k]},
+                            hovertemplate=f"{k} %{{x|%Y-%m-%d}}: %{{y:,}}<extra></extra>")
+                     for k, v in parts.items()])
+    fig.update_layout(title=title, barmode="stack", **_LAYOUT)
+    return fig
+
+
+def latency_figure(df: pd.DataFrame) -> go.Figure:
+    """p50 / p95 / p99 latency per agent and model, on a log scale."""
+    title = "Latency per agent and model (p50 / p95 / p99)"
+    if df.empty:
+        return _empty(title)
+    labels = [f"{plain(a)} · {plain(m)}" for a, m in zip(df["agent"], df["model"], strict=True)]
+    fig = go.Figure([
+        go.Bar(x=list(df[col] / 1000), y=labels, orientation="h", name=col[:3],
+               meta={"series": col}, marker={"color": color},
+               customdata=list(df["calls"]),
+               hovertemplate=f"%{{y}} {col[:3]}: %{{x:.2f}} s · %{{customdata:,}} calls"
+                             "<extra></extra>")
+        for col, color in PCT_COLORS.items()])
+    fig.update_layout(title=title, barmode="group", xaxis={"type": "log", "title": "seconds"},
+                      yaxis={"autorange": "reversed"},
+                      height=max(260, 80 + 36 * len(labels)), **_LAYOUT)
+    return fig
+
+
+def error_rate_figure(df: pd.DataFrame) -> go.Figure:
+    """Share of calls that failed, per model."""
+    title = "Error rate by model"
+    if df.empty:
+        return _empty(title)
+    rows = df.sort_values("error_rate", ascending=True)
+    fig = go.Figure(go.Bar(
+        x=list(rows["error_rate"]), y=[plain(str(m)) for m in rows["model"]], orientation="h",
+        marker={"color": [ERROR_RED if r >= 0.05 else "#f59e0b" if r >= 0.02 else "#64748b"
+                          for r in rows["error_rate"]]},
+        text=[f"{r:.1%}" for r in rows["error_rate"]], textposition="outside", cliponaxis=False,
+        customdata=list(zip(rows["errors"], rows["calls"], strict=True)),
+        hovertemplate="%{y}: %{x:.2%} (%{customdata[0]:,} of %{customdata[1]:,})<extra></extra>",
+    ))
+    fig.update_layout(title=title, xaxis={"tickformat": ".0%", "rangemode": "tozero"},
+                      height=max(220, 60 + 28 * len(rows)), **_LAYOUT)
+    return fig
+
+
+# -- Traces ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Gap:
+    at: float
+    """Where the gap sits on the compressed axis (seconds of activity)."""
+    real_seconds: float
+
+
+class ActiveClock:
+    """Seconds of activity since the run began, with idle gaps (a person reading, a worker
+    waiting) longer than `max_gap_s` shown as `shown_gap_s`: a run that waited three hours
+    for review still shows its steps side by side, each bar its true length."""
+
+    def __init__(self, spans: list[tuple[datetime, datetime]], *, max_gap_s: float = 30.0,
+                 shown_gap_s: float = 2.0) -> None:
+        spans = sorted((s, max(s, e)) for s, e in spans)
+        self.origin = spans[0][0] if spans else datetime.fromtimestamp(0)
+        self._starts: list[datetime] = []  # real time where a collapsed gap ends
+        self._removed: list[float] = []  # seconds removed up to and including that gap
+        self.gaps: list[Gap] = []
+        removed = 0.0
+        busy_end = self.origin
+        for s, e in spans:
+            gap = (s - busy_end).total_seconds()
+            if gap > max_gap_s:
+                removed += gap - shown_gap_s
+                self._starts.append(s)
+                self._removed.append(removed)
+                at = (busy_end - self.origin).total_seconds() - (removed - (gap - shown_gap_s))
+                self.gaps.append(Gap(at=at + shown_gap_s / 2, real_seconds=gap))
+            busy_end = max(busy_end, e)
+
+    def x(self, when: datetime) -> float:
+        i = bisect.bisect_right(self._starts, when)
+        return (when - self.origin).total_seconds() - (self._removed[i - 1] if i else 0.0)
+
+
+def _wait(seconds_: float) -> str:
+    if seconds_ >= 86400:
+        return f"{seconds_ / 86400:.1f} d"
+    if seconds_ >= 3600:
+        return f"{seconds_ / 3600:.1f} h"
+    return f"{seconds_ / 60:.0f} min" if seconds_ >= 60 else f"{seconds_:.0f} s"
+
+
+def _call_hover(c: CallSpan) -> str:
+    cost = usd(c.cost_usd) if c.status == "ok" else "no charge recorded"
+    lines = [f"<b>{plain(c.agent)}</b> · {plain(c.model)} · call {c.id}",
+             f"{c.started_at:%Y-%m-%d %H:%M:%S} UTC · {seconds(c.latency_ms)}",
+             f"tokens {c.prompt_tokens:,} in ({c.cached_tokens:,} cached) · "
+             f"{c.completion_tokens:,} out · {cost}"]
+    if c.status != "ok":
+        lines.append(f"<b>error</b>: {plain((c.error or '')[:120])}")
+    return "<br>".join(lines)
+
+
+def _step_hover(s: StepSpan) -> str:
+    end = s.end
+    text = [f"<b>step {s.seq}: {s.node}</b> · {plain(s.stage)} · iteration {s.iteration}",
+            f"{s.started_at:%Y-%m-%d %H:%M:%S} UTC · "
+            f"{seconds((end - s.started_at).total_seconds() * 1000)} · {s.status}"]
+    if s.error or s.detail:
+        text.append(plain((s.error or s.detail or "")[:140]))
+    return "<br>".join(text)
+
+
+def trace_timeline_figure(trace: RunTrace, *, steps: list[StepSpan] | None = None) -> go.Figure:
+    """A Gantt of steps with their calls nested under them (one row each), calls coloured by
+    agent, failed calls and steps red. Each call bar's customdata is its call id (clicking
+    it selects the call); step bars carry None."""
+    shown = trace.steps if steps is None else steps
+    rows: list[str] = []
+    agents = sorted({c.agent for s in trace.steps for c in s.calls})
+    clock = ActiveClock([(s.started_at, s.end) for s in shown]
+                        + [(c.started_at, c.finished_at) for s in shown for c in s.calls])
+    bars: dict[str, dict[str, list]] = {}
+
+    def add(series: str, row: int, start: datetime, end: datetime, hover: str,
+            call_id: int | None) -> None:
+        b = bars.setdefault(series, {"y": [], "base": [], "x": [], "text": [], "id": []})
+        x0 = clock.x(start)
+        b["y"].append(row)
+        b["base"].append(x0)
+        b["x"].append(max(clock.x(end) - x0, 0.05))
+        b["text"].append(hover)
+        b["id"].append(call_id)
+
+    for s in shown:
+        row = len(rows)
+        rows.append(f"#{s.seq} {s.node}")
+        add("step failed" if s.status == "error" else "step", row, s.started_at, s.end,
+            _step_hover(s), None)
+        for c in s.calls:
+            row = len(rows)
+            rows.append(f"   ↳ {plain(c.agent)}")
+            add("error" if c.status != "ok" else c.agent, row, c.started_at, c.finished_at,
+                _call_hover(c), c.id)
+    fig = go.Figure()
+    order = ["step", "step failed"] + agents + ["error"]
+    for series in sorted(bars, key=order.index):
+        b = bars[series]
+        color = (STEP_GREY if series == "step" else ERROR_RED if series in ("error", "step failed")
+                 else color_for(series, agents))
+        fig.add_trace(go.Bar(
+            y=b["y"], x=b["x"], base=b["base"], orientation="h", name=plain(series),
+            meta={"series": series}, customdata=b["id"], hovertext=b["text"],
+            hovertemplate="%{hovertext}<extra></extra>",
+            marker={"color": color, "line": {"width": 0}},
+            width=0.9 if series.startswith("step") else 0.6,
+        ))
+    for g in clock.gaps:
+        fig.add_vline(x=g.at, line={"color": "#94a3b8", "width": 1, "dash": "dot"},
+                      annotation={"text": f"⋯ {_wait(g.real_seconds)}", "textangle": -90,
+                                  "font": {"size": 10, "color": "#64748b"}})
+    fig.update_layout(
+        title=f"Run {trace.run_id}: {len(shown)} steps, "
+              f"{sum(len(s.calls) for s in shown)} calls",
+        barmode="overlay", height=max(300, 120 + 22 * len(rows)), clickmode="event+select",
+        xaxis={"title": "seconds of activity (long waits collapsed, marked ⋯)",
+               "rangemode": "tozero"},
+        yaxis={"tickvals": list(range(len(rows))), "ticktext": rows,
+               "range": [len(rows) - 0.5, -0.5]},
+        **{**_LAYOUT, "legend": {"orientation": "h", "y": 1.02, "yanchor": "bottom"}},
+    )
+    return fig
