@@ -349,9 +349,14 @@ def _start_worker() -> threading.Event:
 
 def serve(*, http_port: int | None = None, worker: bool = False) -> None:
     """Serve until the client goes away (stdio) or the process is stopped (HTTP)."""
+    from db.session import get_engine
+
     server = build_server()
     # fpdf2 subsets fonts through fontTools, which logs every table at INFO.
     logging.getLogger("fontTools").setLevel(logging.WARNING)
+    # The schema is made here, once, before a worker thread and request threads could
+    # both try to create it.
+    get_engine()
     stop = _start_worker() if worker else None
     try:
         if http_port is None:

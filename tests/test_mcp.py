@@ -133,11 +133,13 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def test_streamable_http_on_localhost(db_url: str) -> None:
+def test_streamable_http_on_localhost_with_its_own_worker(db_url: str, tmp_path: Path) -> None:
     port = free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "engine", "mcp", "--http", str(port)],
+    log = tmp_path / "server.log"  # a file, not a pipe: a full pipe would block the server
+    proc = subprocess.Popen([sys.executable, "-m", "engine", "mcp", "--http", str(port),
+                             "--worker"],
                             env=server_env(db_url), cwd=ROOT, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE)
+                            stderr=log.open("w"))
     try:
         deadline = time.monotonic() + 60
         while True:
@@ -145,7 +147,7 @@ def test_streamable_http_on_localhost(db_url: str) -> None:
                 socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
                 break
             except OSError:
-                assert proc.poll() is None, proc.stderr.read().decode()  # type: ignore[union-attr]
+                assert proc.poll() is None, log.read_text()
                 assert time.monotonic() < deadline, "server did not start"
                 time.sleep(0.2)
 
@@ -153,6 +155,14 @@ def test_streamable_http_on_localhost(db_url: str) -> None:
             async with Client(f"http://127.0.0.1:{port}/mcp") as c:
                 run = await call(c, "create_protocol", intent="Help with exam panic", wait=True)
                 assert run["status"] == "awaiting_review"
+                # Without wait, the server's --worker picks the queued run up.
+                queued = await call(c, "create_protocol", intent="Help with worry at night")
+                for _ in range(300):
+                    got = await call(c, "get_run", run_id=queued["id"])
+                    if got["status"] == "awaiting_review":
+                        break
+                    await asyncio.sleep(0.2)
+                assert got["status"] == "awaiting_review" and got["latest_draft"]
 
         asyncio.run(asyncio.wait_for(session(), timeout=120))
     finally:
