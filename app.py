@@ -1,0 +1,43 @@
+"""Draftroom: the Streamlit entry. Pages live in pages/; this file sets up navigation, the
+sidebar and the in-app worker, then runs the chosen page."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import streamlit as st
+
+from ui.sidebar import render_sidebar
+from ui.worker import ensure_worker
+
+HERE = Path(__file__).parent
+
+st.set_page_config(page_title="Draftroom", page_icon=":material/edit_note:", layout="wide")
+
+# (file, title, icon); pages other engineers write appear once their file exists.
+SECTIONS: dict[str, list[tuple[str, str, str]]] = {
+    "Review desk": [
+        ("pages/start.py", "Start", ":material/add_circle:"),
+        ("pages/queue.py", "Review queue", ":material/inbox:"),
+        ("pages/run.py", "Run", ":material/article:"),
+    ],
+    "Operations": [
+        ("pages/costs.py", "Costs", ":material/payments:"),
+        ("pages/traces.py", "Traces", ":material/timeline:"),
+    ],
+    "Configuration": [
+        ("pages/prompts.py", "Prompts", ":material/chat:"),
+        ("pages/brands.py", "Brands", ":material/storefront:"),
+        ("pages/settings.py", "Settings", ":material/settings:"),
+    ],
+}
+
+nav = {
+    section: [st.Page(path, title=title, icon=icon)
+              for path, title, icon in pages if (HERE / path).is_file()]
+    for section, pages in SECTIONS.items()
+}
+page = st.navigation({section: pages for section, pages in nav.items() if pages})
+
+render_sidebar(ensure_worker())
+page.run()

@@ -1,0 +1,102 @@
+"""Run: one run's live progress, current draft, scores, history with diffs, blackboard, audit
+trail, and the human acts. The run id comes from the URL (?run=ID)."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from engine.errors import NotFound
+from engine.views import get_run, list_runs
+from ui.acts import edit_toggle, render_acts, render_edit_form, show_flash
+from ui.audit import render_audit, render_steps
+from ui.blackboard import render_blackboard
+from ui.figures import score_history_figure
+from ui.format import status_label
+from ui.history import render_diff, render_versions
+from ui.reviewer import reviewer
+from ui.run_view import (
+    render_draft,
+    render_flags,
+    render_header,
+    render_progress,
+    render_scores,
+    render_status_banner,
+)
+
+
+def _run_id() -> int | None:
+    raw = st.query_params.get("run")
+    try:
+        return int(raw) if raw else None
+    except ValueError:
+        return None
+
+
+run_id = _run_id()
+if run_id is None:
+    st.title("Run")
+    runs = list_runs(limit=100)
+    if not runs:
+        st.info("No runs yet.")
+        st.page_link("pages/start.py", label="Start one", icon=":material/add_circle:")
+        st.stop()
+    pick = st.selectbox("Open a run", [r.id for r in runs], index=None,
+                        placeholder="Choose a run",
+                        format_func=lambda i: next(f"#{r.id} {r.title} ({status_label(r.status)})"
+                                                   for r in runs if r.id == i))
+    st.page_link("pages/queue.py", label="Or browse the review queue", icon=":material/inbox:")
+    if pick is not None:
+        st.query_params["run"] = str(pick)
+        st.rerun()
+    st.stop()
+
+try:
+    detail = get_run(run_id)
+except NotFound as exc:
+    st.error(str(exc))
+    st.page_link("pages/queue.py", label="Back to the review queue", icon=":material/inbox:")
+    st.stop()
+
+actor = reviewer()
+show_flash()
+render_header(detail)
+render_progress(detail)
+render_status_banner(detail)
+
+draft = detail.current
+left, right = st.columns([3, 2], gap="large")
+with left:
+    head, switch = st.columns([4, 1], vertical_alignment="bottom")
+    head.subheader(f"Draft v{draft.version}" if draft else "Draft", anchor=False)
+    with switch:
+        editing = edit_toggle(detail, draft, actor)
+    if draft is None:
+        st.caption("The drafter has not written a version yet.")
+    else:
+        with st.container(border=True):
+            if editing:
+                render_edit_form(detail, draft, actor)
+            else:
+                render_draft(detail, draft)
+with right:
+    st.subheader(f"Scores for v{draft.version}" if draft else "Scores", anchor=False)
+    render_scores(detail, draft)
+    render_flags(draft)
+    st.subheader("Your review", anchor=False)
+    render_acts(detail, draft, actor)
+
+chart, versions, board, audit, steps = st.tabs(
+    ["Score history", "Versions & diff", "Blackboard", "Audit trail", "Steps"])
+with chart:
+    st.plotly_chart(score_history_figure(detail), key=f"scores_{detail.id}",
+                    config={"displayModeBar": False})
+    st.caption("Dashed lines: thresholds. Stars: versions written by a person.")
+with versions:
+    render_versions(detail)
+    render_diff(detail)
+with board:
+    render_blackboard(detail)
+with audit:
+    render_audit(detail)
+with steps:
+    render_steps(detail)

@@ -1,0 +1,91 @@
+"""Start `streamlit run app.py` on a free localhost port with its own database, and stop it.
+Used by the browser tests (and handy by hand: `python -m tests.e2e.server`)."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync"]
+
+
+@dataclass(frozen=True)
+class AppServer:
+    url: str
+    database_url: str
+    log: Path
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _wait_healthy(url: str, proc: subprocess.Popen[bytes], log: Path, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"streamlit exited with {proc.returncode}:\n{log.read_text()[-3000:]}")
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=1) as r:
+                if r.status == 200:
+                    return
+        except OSError:
+            pass
+        time.sleep(0.2)
+    raise TimeoutError(f"streamlit not healthy after {timeout}s:\n{log.read_text()[-3000:]}")
+
+
+@contextmanager
+def streamlit_app(tmp: Path, *, env: dict[str, str] | None = None,
+                  timeout: float = 60) -> Iterator[AppServer]:
+    """The app on a free port, with the in-app worker and a fresh SQLite database in `tmp`."""
+    port = free_port()
+    db = f"sqlite:///{tmp / 'e2e.db'}"
+    log = tmp / "streamlit.log"
+    full_env = {**os.environ, "DATABASE_URL": db, "DRAFTROOM_BACKEND": "offline",
+                "DRAFTROOM_INAPP_WORKER": "1", **(env or {})}
+    for var in ("OPENAI_API_KEY", "OPENAI_BASE_URL"):
+        full_env.pop(var, None)
+    cmd = [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"),
+           "--server.port", str(port), "--server.address", "127.0.0.1",
+           "--server.headless", "true", "--browser.gatherUsageStats", "false",
+           "--server.fileWatcherType", "none"]
+    with log.open("wb") as out:
+        proc = subprocess.Popen(cmd, cwd=ROOT, env=full_env, stdout=out, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        _wait_healthy(url, proc, log, timeout)
+        yield AppServer(url=url, database_url=db, log=log)
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=5)
+
+
+if __name__ == "__main__":
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as d, streamlit_app(Path(d)) as app:
+        print(f"Draftroom at {app.url} (database {app.database_url}); Ctrl-C stops it")
+        try:
+            while True:
+                time.sleep(1)
+        except KeyboardInterrupt:
+            pass

@@ -1,0 +1,174 @@
+"""End to end in a real Chromium: `streamlit run app.py` with the in-app worker and the offline
+backend, driven by Playwright. Screenshots of every page go to test-artifacts/."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.server import CHROMIUM, CHROMIUM_ARGS, AppServer, streamlit_app
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(not Path(CHROMIUM).exists(),
+                       reason=f"{CHROMIUM} is missing: `make system-deps` installs Debian's chromium"),
+]
+
+playwright_api = pytest.importorskip("playwright.sync_api")
+expect = playwright_api.expect
+expect.set_options(timeout=30_000)
+
+REVIEWER = "Dr. Rivera"
+WAIT = 30_000  # ms; the offline loop takes a second or two, a loaded CI machine longer
+
+
+@pytest.fixture(scope="module")
+def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AppServer]:
+    from db.session import reset_engines
+
+    with streamlit_app(tmp_path_factory.mktemp("e2e")) as server:
+        # This process reads and writes the same database as the app (to seed runs).
+        old = os.environ.get("DATABASE_URL")
+        os.environ["DATABASE_URL"] = server.database_url
+        reset_engines()
+        try:
+            yield server
+        finally:
+            if old is None:
+                os.environ.pop("DATABASE_URL", None)
+            else:
+                os.environ["DATABASE_URL"] = old
+            reset_engines()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[object]:
+    with playwright_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser, app: AppServer):  # type: ignore[no-untyped-def]
+    ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
+    pg = ctx.new_page()
+    pg.set_default_timeout(WAIT)
+    yield pg
+    ctx.close()
+
+
+def _sign_in(page, name: str = REVIEWER) -> None:  # type: ignore[no-untyped-def]
+    box = page.get_by_role("textbox", name="Reviewer")
+    box.fill(name)
+    box.press("Enter")
+    expect(page.get_by_text("Needed before you start")).to_have_count(0)
+
+
+def _shot(page, artifacts: Path, name: str) -> None:  # type: ignore[no-untyped-def]
+    """The whole page: Streamlit scrolls inside its main block, so the viewport is made as
+    tall as that block for the picture."""
+    page.wait_for_timeout(400)  # let charts and fonts settle
+    size = page.viewport_size
+    tall = page.evaluate("() => Math.max(...[...document.querySelectorAll("
+                         "'[data-testid=stMain], [data-testid=stMainBlockContainer]')]"
+                         ".map(e => e.scrollHeight), 0)")
+    page.set_viewport_size({"width": size["width"], "height": max(size["height"], min(tall + 80, 6000))})
+    page.wait_for_timeout(300)
+    page.screenshot(path=str(artifacts / f"{name}.png"))
+    page.set_viewport_size(size)
+
+
+def test_start_edit_approve_and_find_it_in_the_queue(page, app: AppServer, artifacts: Path) -> None:  # type: ignore[no-untyped-def]
+    page.goto(app.url)
+    _sign_in(page)
+    page.get_by_role("textbox", name="What should the exercise help with?").fill(
+        "Help a student manage exam panic")
+    page.get_by_role("textbox", name="Audience").fill("university students")
+    _shot(page, artifacts, "01-start")
+    page.get_by_role("button", name="Start drafting").click()
+
+    page.wait_for_url("**/run?run=*")
+    expect(page.get_by_text("Waiting for your review")).to_be_visible()
+    expect(page.get_by_role("heading", name="Help a student manage exam panic")).to_be_visible()
+    _shot(page, artifacts, "02-run-review")
+
+    # Edit in place and save a new version.
+    page.get_by_text("Edit", exact=True).click()
+    editor = page.get_by_role("textbox", name="Editing v")
+    original = editor.input_value()
+    editor.fill(original + "\n\nBefore the exam, remember one calm moment you have had.")
+    _shot(page, artifacts, "03-run-editing")
+    page.get_by_role("button", name="Save as v").click()
+    expect(page.get_by_text("a person's edit was re-scored").first).to_be_visible()
+    new_version = page.get_by_role("heading", name="Draft v").inner_text().split("v")[-1]
+
+    # The new version is in the chart (a person's star and annotation) and the history.
+    page.get_by_role("tab", name="Score history").click()
+    chart = page.locator(".js-plotly-plot")
+    expect(chart.get_by_text(f"✎ {REVIEWER}")).to_be_visible()
+    expect(chart.get_by_text(f"v{new_version}", exact=True)).to_be_visible()
+    page.get_by_role("tab", name="Score history").scroll_into_view_if_needed()
+    _shot(page, artifacts, "04-run-chart")
+    page.get_by_role("tab", name="Versions & diff").click()
+    expect(page.get_by_role("combobox", name="To")).to_have_value(
+        f"v{new_version} · {REVIEWER} (person)")
+    expect(page.get_by_text("remember one calm moment").last).to_be_visible()
+    _shot(page, artifacts, "05-run-diff")
+    page.get_by_role("tab", name="Blackboard").click()
+    _shot(page, artifacts, "06-run-blackboard")
+
+    page.get_by_role("button", name=f"Approve v{new_version}").click()
+    expect(page.get_by_text(f"Approved v{new_version}.").first).to_be_visible()
+    expect(page.get_by_text(f"Approved by {REVIEWER}")).to_be_visible()
+    _shot(page, artifacts, "07-run-approved")
+
+    page.get_by_role("link", name="Review queue").click()
+    expect(page.get_by_role("heading", name="Finished (1)")).to_be_visible()
+    link = page.get_by_role("link", name="Help a student manage exam panic")
+    card = page.get_by_test_id("stHorizontalBlock").filter(has=link).last
+    expect(card).to_contain_text("Approved")
+    _shot(page, artifacts, "08-queue")
+
+
+def test_html_in_a_draft_is_inert(page, app: AppServer, artifacts: Path) -> None:  # type: ignore[no-untyped-def]
+    from engine import service
+    from engine.views import get_run
+
+    run_id = service.start_run(kind="protocol", actor="seed",
+                               input={"intent": "Help with sleep worries", "audience": "adults"})
+    _wait_status(run_id, "awaiting_review")
+    payload = ("# Evening wind-down\n\n<script>alert(1)</script>\n\n"
+               '<img src="x" onerror="alert(2)">\n\n1. Breathe out slowly. '
+               '<b onmouseover="alert(3)">hover</b>\n')
+    service.edit(run_id=run_id, actor="seed", content=payload,
+                 expected_version=get_run(run_id).version)
+    _wait_status(run_id, "awaiting_review")
+
+    dialogs: list[str] = []
+    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    page.goto(f"{app.url}/run?run={run_id}")
+    draft = page.get_by_test_id("stMarkdownContainer").filter(has_text="Evening wind-down").first
+    expect(draft).to_contain_text("<script>alert(1)</script>")
+    expect(draft).to_contain_text('<img src="x" onerror="alert(2)">')
+    assert draft.locator("script, img, b[onmouseover]").count() == 0
+    page.get_by_text("hover").first.hover()
+    page.wait_for_timeout(800)
+    _shot(page, artifacts, "09-run-html-inert")
+    assert dialogs == []
+
+
+def _wait_status(run_id: int, status: str, timeout: float = 30) -> None:
+    import time
+
+    from engine.views import get_run
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if get_run(run_id).status == status:
+            return
+        time.sleep(0.2)
+    raise AssertionError(f"run {run_id} is {get_run(run_id).status}, not {status}")

@@ -1,0 +1,113 @@
+"""The protocol (CBT exercise) form of the Start page. Validation is the service's: its field
+messages are shown under the fields, and nothing is created while any is wrong."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import streamlit as st
+
+from engine import service
+from engine.errors import InvalidInput
+from engine.pipelines.protocol import (
+    EXERCISE_TYPES,
+    MAX_AUDIENCE,
+    MAX_INTENT,
+    MAX_ITERATIONS,
+    THRESHOLDS,
+)
+from ui.backend import backend_info
+from ui.reviewer import MISSING_HINT
+
+SCORE_HELP = {
+    "safety": "Safety Guardian: nothing that could harm a client; a crisis line is present.",
+    "empathy": "Clinical Critic: warm, validating, non-judgemental second person.",
+    "clinical": "Clinical Critic: a recognised CBT technique with clear, actionable steps.",
+}
+
+
+def _type_label(t: str | None) -> str:
+    return "Let the drafter choose" if t is None else t.replace("_", " ").capitalize()
+
+
+def render_protocol_form(actor: str) -> int | None:
+    """Draw the form; returns the new run's id once one is created."""
+    errors: dict[str, Any] = {}
+    with st.form("protocol_form"):
+        intent = st.text_area(
+            "What should the exercise help with?", key="p_intent", height=110,
+            placeholder="e.g. Help a university student manage panic in the days before exams",
+            help=f"In your own words; up to {MAX_INTENT:,} characters.")
+        errors["intent"] = st.empty()
+        left, right = st.columns(2)
+        audience = left.text_input("Audience", key="p_audience", value="adults",
+                                   help=f"Who will do the exercise; up to {MAX_AUDIENCE} characters.")
+        errors["audience"] = left.empty()
+        exercise = right.selectbox("Exercise type", [None, *EXERCISE_TYPES], key="p_type",
+                                   format_func=_type_label)
+        errors["exercise_type"] = right.empty()
+        params = _advanced(errors)
+        errors["_form"] = st.empty()
+        submitted = st.form_submit_button("Start drafting", type="primary",
+                                          icon=":material/play_arrow:", disabled=not actor)
+    if not actor:
+        st.caption(MISSING_HINT)
+    if not submitted:
+        return None
+    try:
+        return service.start_run(
+            kind="protocol", actor=actor, params=params,
+            input={"intent": intent, "audience": audience, "exercise_type": exercise})
+    except InvalidInput as exc:
+        _show_errors(exc, errors)
+        return None
+
+
+def _advanced(errors: dict[str, Any]) -> dict[str, Any]:
+    info = backend_info()
+    with st.expander("Advanced: thresholds, iterations, budget"):
+        st.caption("The supervisor halts for your review once every score meets its threshold "
+                   "(or the iterations or the budget run out).")
+        cols = st.columns(len(THRESHOLDS))
+        chosen = {
+            name: col.slider(name.capitalize(), 0.0, 1.0, float(default), 0.05,
+                             key=f"p_th_{name}", help=SCORE_HELP.get(name))
+            for col, (name, default) in zip(cols, THRESHOLDS.items(), strict=True)
+        }
+        errors["thresholds"] = st.empty()
+        left, right = st.columns(2)
+        max_iter = left.number_input("Max iterations", 1, 20, MAX_ITERATIONS, key="p_max_iter",
+                                     help="Drafts the agents may write before a person looks.")
+        errors["max_iterations"] = left.empty()
+        budget = right.number_input("Budget (USD)", min_value=0.0, max_value=100_000.0,
+                                    value=None, step=0.10, key="p_budget",
+                                    placeholder="No limit", format="%.2f",
+                                    help="The run halts for review before a call would exceed it.")
+        errors["budget_usd"] = right.empty()
+        if info.offline:
+            st.caption(f":material/memory: {info.label} (model `{info.model}`, costs $0).")
+        else:
+            st.caption(f":material/cloud: {info.label}.")
+    params: dict[str, Any] = {
+        "thresholds": {k: round(v, 2) for k, v in chosen.items() if abs(v - THRESHOLDS[k]) > 1e-9},
+    }
+    if max_iter != MAX_ITERATIONS:
+        params["max_iterations"] = int(max_iter)
+    if budget is not None:
+        params["budget_usd"] = float(budget)
+    return params
+
+
+def _show_errors(exc: InvalidInput, slots: dict[str, Any]) -> None:
+    shown = False
+    for field, message in exc.fields.items():
+        slot = slots.get(field.split(".")[0])
+        if slot is not None:
+            slot.error(f"{field.split('.')[0].replace('_', ' ').capitalize()} {message}.",
+                       icon=":material/error:")
+            shown = True
+    if not shown or any(f.split(".")[0] not in slots for f in exc.fields):
+        slots["_form"].error(f"Nothing was started: {exc}", icon=":material/error:")
+    else:
+        slots["_form"].error("Nothing was started: fix the fields marked above.",
+                             icon=":material/error:")

@@ -1,0 +1,98 @@
+"""The review queue's filters and run cards."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, time, timedelta
+
+import streamlit as st
+
+from db.models import RunStatus
+from engine.pipelines.registry import PIPELINES
+from engine.views import RunSummary
+from ui.format import (
+    STATUS,
+    ago,
+    flag_chip,
+    halt_reason,
+    score_chips,
+    status_badge,
+    thresholds_of,
+    usd,
+)
+from ui.markdown import escape_inline
+
+SECTIONS = (
+    ("Needs a person", (RunStatus.REVIEW, RunStatus.FAILED), ":material/rate_review:"),
+    ("Working", RunStatus.ACTIVE, ":material/autorenew:"),
+    ("Finished", RunStatus.FINAL, ":material/done_all:"),
+)
+
+
+@dataclass
+class Filters:
+    kind: str | None
+    statuses: list[str]
+    reviewer: str | None
+    search: str | None
+    since: datetime | None
+    until: datetime | None
+
+
+def render_filters(reviewers: list[str], me: str) -> Filters:
+    top = st.columns([3, 2, 3])
+    search = top[0].text_input("Search titles", key="q_search", placeholder="e.g. exam panic",
+                               icon=":material/search:")
+    kinds = ["all", *sorted(PIPELINES), *(["campaign"] if "campaign" not in PIPELINES else [])]
+    kind = top[1].segmented_control("Kind", kinds, default="all", key="q_kind",
+                                    format_func=lambda k: k.capitalize()) or "all"
+    statuses = top[2].multiselect("Status", list(STATUS), key="q_status", placeholder="Any status",
+                                  format_func=lambda s: STATUS[s][0])
+    bottom = st.columns([3, 2, 3])
+    options = ["anyone", *([me] if me else []), *[r for r in reviewers if r != me]]
+    who = bottom[0].selectbox("Reviewer", options, key="q_reviewer",
+                              format_func=lambda r: "Anyone" if r == "anyone"
+                              else (f"Me ({r})" if r == me else r),
+                              help="Runs this person started or acted on.")
+    days = bottom[1].date_input("Created between", value=[], key="q_dates", format="YYYY-MM-DD")
+    since, until = _range(days)
+    return Filters(kind=None if kind == "all" else kind, statuses=statuses,
+                   reviewer=None if who == "anyone" else who, search=search.strip() or None,
+                   since=since, until=until)
+
+
+def _range(days: object) -> tuple[datetime | None, datetime | None]:
+    picked = [d for d in (days if isinstance(days, list | tuple) else [days]) if isinstance(d, date)]
+    if not picked:
+        return None, None
+    since = datetime.combine(picked[0], time.min, tzinfo=UTC)
+    last = picked[1] if len(picked) > 1 else picked[0]
+    return since, datetime.combine(last + timedelta(days=1), time.min, tzinfo=UTC)
+
+
+def render_counts(runs: list[RunSummary]) -> None:
+    cols = st.columns(4)
+    for col, (label, statuses) in zip(cols, (
+            ("Awaiting review", (RunStatus.REVIEW,)), ("Failed", (RunStatus.FAILED,)),
+            ("Working", RunStatus.ACTIVE), ("Approved", (RunStatus.APPROVED,))), strict=True):
+        col.metric(label, sum(r.status in statuses for r in runs), border=True)
+
+
+def render_card(r: RunSummary) -> None:
+    with st.container(border=True):
+        c1, c2, c3 = st.columns([5, 4, 2], vertical_alignment="center")
+        c1.page_link("pages/run.py", label=f"#{r.id} · {escape_inline(r.title)}",
+                     query_params={"run": str(r.id)}, icon=":material/article:")
+        meta = [r.kind, f"started by {escape_inline(r.created_by)}", f"updated {ago(r.updated_at)}"]
+        if r.last_reviewer:
+            meta.append(f"last act by {escape_inline(r.last_reviewer)}")
+        if r.cost_usd:
+            meta.append(usd(r.cost_usd))
+        c1.caption(" · ".join(meta))
+        chips = score_chips(r.scores, thresholds_of(r.kind, r.stage))
+        flags = flag_chip(r.open_flags)
+        c2.markdown(" ".join(x for x in (chips, flags) if x) or ":gray[no scores yet]")
+        reason = halt_reason(r.halt_reason) if r.status in (RunStatus.REVIEW, RunStatus.FAILED) else ""
+        c3.markdown(status_badge(r.status))
+        if reason:
+            c3.caption(escape_inline(reason))

@@ -1,0 +1,166 @@
+"""The top of the Run page: header, live progress, the current draft with its flags, and the
+scores against their thresholds."""
+
+from __future__ import annotations
+
+import importlib.util
+from datetime import UTC, datetime
+
+import streamlit as st
+
+from db.models import RunStatus
+from engine.highlight import segments, unlocated
+from engine.views import DraftView, RunDetail, run_version
+from ui.format import NODE, duration, halt_reason, status_badge, usd
+from ui.markdown import demote_headings, escape_inline, flagged_draft
+from ui.worker import inapp_worker_enabled
+
+POLL = "1s"
+
+
+def author_label(d: DraftView) -> str:
+    return f"{d.author} (person)" if d.author_kind == "human" else f"{d.author} (agent)"
+
+
+def render_header(detail: RunDetail) -> None:
+    st.title(escape_inline(detail.title), anchor=False)
+    bits = [status_badge(detail.status), f":gray-badge[{detail.kind}]"]
+    reason = halt_reason(detail.halt_reason)
+    if reason and detail.status in (RunStatus.REVIEW, RunStatus.FAILED):
+        bits.append(f":gray-badge[{escape_inline(reason)}]")
+    cur = detail.current
+    meta = [f"Run #{detail.id}", f"started by {escape_inline(detail.created_by)}",
+            f"{detail.created_at:%d %b %Y %H:%M} UTC"]
+    if cur:
+        meta.append(f"v{cur.version} by {escape_inline(author_label(cur))}")
+    meta += [f"cost {usd(detail.cost_usd)}", f"{detail.tokens:,} tokens in {detail.calls} calls"]
+    if detail.budget_usd is not None:
+        meta.append(f"budget {usd(detail.budget_usd)}")
+    st.markdown(" ".join(bits) + "  \n" + " · ".join(meta))
+    if len(detail.stages) > 1:
+        render_stages(detail)
+
+
+def render_stages(detail: RunDetail) -> None:
+    """Stage progress for multi-stage pipelines (campaigns)."""
+    at = detail.stages.index(detail.stage) if detail.stage in detail.stages else 0
+    final = detail.status == RunStatus.APPROVED
+    chips = []
+    for i, name in enumerate(detail.stages):
+        label = escape_inline(name.replace("_", " "))
+        if i < at or (final and i == at):
+            chips.append(f":green-badge[:material/check: {label}]")
+        elif i == at:
+            chips.append(f":blue-badge[:material/arrow_forward: {label}]")
+        else:
+            chips.append(f":gray-badge[{label}]")
+    st.markdown("**Stages** " + " → ".join(chips))
+
+
+def _since(detail: RunDetail) -> datetime:
+    """When the current burst of work began: the run's creation or the last human act."""
+    start = detail.created_at
+    if detail.actions:
+        start = max(start, detail.actions[-1].at)
+    return start if start.tzinfo else start.replace(tzinfo=UTC)
+
+
+def render_progress(detail: RunDetail) -> None:
+    """Live progress, polling the run's version while it is active; any change reloads the
+    whole page (the draft, scores and forms come from the same fresh read)."""
+    active = detail.status in RunStatus.ACTIVE
+
+    @st.fragment(run_every=POLL if active else None)
+    def _live() -> None:
+        if active and run_version(detail.id) != detail.version:
+            st.rerun()
+        if active:
+            _draw_progress(detail)
+
+    _live()
+
+
+def _draw_progress(detail: RunDetail) -> None:
+    elapsed = duration((datetime.now(UTC) - _since(detail)).total_seconds())
+    last = detail.steps[-1] if detail.steps else None
+    with st.container(border=True):
+        if detail.status == RunStatus.QUEUED:
+            where = ("the in-app worker picks it up in a moment" if inapp_worker_enabled()
+                     else "start a worker: `python -m engine worker`")
+            st.markdown(f":material/schedule: **Queued** · waiting {elapsed} · {where}")
+        else:
+            node = NODE.get(last.node, last.node) if last and last.status == "running" else "Working"
+            step = f"step {last.seq}" if last else "starting"
+            st.markdown(f":material/autorenew: **{node}** · iteration {detail.iteration} of "
+                        f"{detail.max_iterations} · {step} · {elapsed} elapsed")
+        st.progress(min(1.0, detail.iteration / max(1, detail.max_iterations)))
+        done = [s for s in detail.steps if s.status == "done"]
+        if done:
+            st.caption(f"Last finished: {done[-1].node} — {escape_inline(done[-1].detail or '')}")
+
+
+def render_status_banner(detail: RunDetail) -> None:
+    reason = halt_reason(detail.halt_reason)
+    if detail.status == RunStatus.REVIEW:
+        msg = f"Waiting for your review: {reason}." if reason else "Waiting for your review."
+        if detail.halt_reason in ("max_iterations", "budget_reached"):
+            best = detail.draft(detail.best_draft_id)
+            if best and best.id != detail.current_draft_id:
+                msg += f" v{best.version} scored best of this cycle; see Versions & diff."
+            st.warning(msg, icon=":material/pan_tool:")
+        else:
+            st.info(msg, icon=":material/rate_review:")
+    elif detail.status == RunStatus.FAILED:
+        st.error(f"A step failed: {detail.error or reason}. Retry it, edit the draft, or "
+                 "reject the run.", icon=":material/error:")
+    elif detail.status == RunStatus.APPROVED:
+        who = next((a for a in reversed(detail.actions) if a.action.startswith("approve")), None)
+        ver = detail.draft(detail.approved_draft_id)
+        by = f" by {who.actor} on {who.at:%d %b %Y %H:%M} UTC" if who else ""
+        st.success(f"Approved{by}" + (f" (v{ver.version})." if ver else "."),
+                   icon=":material/check_circle:")
+    elif detail.status == RunStatus.REJECTED:
+        st.info("Rejected. Nothing from this run will be used.", icon=":material/block:")
+
+
+def render_draft(detail: RunDetail, draft: DraftView) -> None:
+    """The draft as Markdown (never with HTML), with flagged sentences highlighted; a campaign
+    draft is drawn by the campaign view when it exists."""
+    if detail.kind == "campaign" and importlib.util.find_spec("ui.campaign_view") is not None:
+        from ui.campaign_view import render_campaign_draft
+
+        render_campaign_draft(detail, draft)
+        return
+    st.markdown(demote_headings(flagged_draft(segments(draft.content, draft.flags))))
+    for f in unlocated(draft.content, draft.flags):
+        st.caption(f"Flag not found in the text any more: “{escape_inline(f.text)}”")
+
+
+def render_scores(detail: RunDetail, draft: DraftView | None) -> None:
+    if draft is None or not draft.scores:
+        st.caption("No scores yet: the critics score each version after it is written.")
+        return
+    names = [n for n in detail.thresholds if n in draft.scores]
+    names += sorted(set(draft.scores) - set(names))
+    for start in range(0, len(names), 3):
+        cols = st.columns(3)
+        for col, name in zip(cols, names[start:start + 3], strict=False):
+            value = draft.scores[name]
+            t = detail.thresholds.get(name)
+            col.metric(
+                name, f"{value:.2f}", delta=None if t is None else f"{value - t:+.2f} vs {t:.2f}",
+                help=None if t is None else f"Threshold {t:.2f}; the margin is shown below.")
+
+
+def render_flags(draft: DraftView | None) -> None:
+    if draft is None:
+        return
+    blocking = [f for f in draft.flags if f.blocking]
+    other = [f for f in draft.flags if not f.blocking]
+    for f in blocking:
+        st.error(f"**{escape_inline(f.category.replace('_', ' ').capitalize())}** "
+                 f"({escape_inline(f.check.replace('_', ' '))}): “{escape_inline(f.text)}”",
+                 icon=":material/flag:")
+    for f in other:
+        st.warning(f"**{escape_inline(f.category.replace('_', ' ').capitalize())}**: "
+                   f"“{escape_inline(f.text)}”", icon=":material/warning:")

@@ -1,0 +1,41 @@
+"""The sidebar on every page: who is reviewing, which LLM backend runs, which database."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from db.session import describe_database
+from ui import reviewer
+from ui.backend import backend_info
+from ui.markdown import escape_inline
+from ui.worker import WorkerStatus
+
+
+def render_sidebar(worker: WorkerStatus) -> None:
+    with st.sidebar:
+        reviewer.prepare_widget()
+        st.text_input("Reviewer", key=reviewer.WIDGET_KEY, placeholder="Your name", max_chars=120,
+                      on_change=reviewer.sync_from_widget,
+                      help="Recorded on every act (approve, edit, send back, reject, halt) "
+                           "in the run's audit trail. Kept for this browser session.")
+        if not reviewer.reviewer():
+            st.caption(":orange[:material/info: Needed before you start, edit or approve.]")
+        st.divider()
+        info = backend_info()
+        if info.error:
+            st.error(info.label, icon=":material/error:")
+        elif info.offline:
+            st.caption(f":material/memory: **{info.label}**")
+        else:
+            st.caption(f":material/cloud: {info.label}")
+        st.caption(f":material/database: {describe_database()}")
+        st.caption(_worker_line(worker))
+
+
+def _worker_line(w: WorkerStatus) -> str:
+    if not w.enabled:
+        return (":material/pause_circle: In-app worker off (DRAFTROOM_INAPP_WORKER=0): runs "
+                "wait for `python -m engine worker`.")
+    if w.alive:
+        return ":material/autorenew: In-app worker running: queued runs start on their own."
+    return f":red[:material/error: In-app worker not running: {escape_inline(w.error or 'stopped')}]"
