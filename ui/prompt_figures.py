@@ -22,10 +22,6 @@ def score_names(outcomes: list[VersionOutcome], thresholds: dict[str, float]) ->
     return [n for n in names if any(n in o.mean_scores for o in outcomes)]
 
 
-def _pct(x: float | None) -> str:
-    return "–" if x is None else f"{x:.0%}"
-
-
 def comparison_rows(outcomes: list[VersionOutcome],
                     thresholds: dict[str, float]) -> list[dict[str, Any]]:
     """One row per version for st.dataframe; numbers stay numbers (None where unknown)."""
@@ -72,19 +68,19 @@ def comparison_figure(outcomes: list[VersionOutcome], thresholds: dict[str, floa
                 meta={"role": "threshold", "score": name, "value": t},
                 line={"color": color, "dash": "dash", "width": 1.5}, opacity=0.7,
                 hovertemplate=f"{name} threshold {t:.2f}<extra></extra>"), row=1, col=1)
+    # Greys and black for rates: the score colours stay the scores' own.
     pass_rate = [o.runs_passed / o.runs for o in used]
     fig.add_trace(go.Bar(
-        x=labels, y=pass_rate, name="passed without a person", marker_color="#0891b2",
-        meta={"role": "pass_rate"}, text=[_pct(p) for p in pass_rate], textposition="outside",
+        x=labels, y=pass_rate, name="met every threshold", marker_color="#94a3b8",
+        meta={"role": "pass_rate"},
         hovertemplate="%{y:.0%} of runs met every threshold · %{x}<extra></extra>"), row=1, col=2)
     fig.add_trace(go.Bar(
-        x=labels, y=[o.approval_rate for o in used], name="approval rate", marker_color="#059669",
-        meta={"role": "approval_rate"}, text=[_pct(o.approval_rate) for o in used],
-        textposition="outside",
+        x=labels, y=[o.approval_rate for o in used], name="approved (of decided)",
+        marker_color="#334155", meta={"role": "approval_rate"},
         hovertemplate="%{y:.0%} of decided runs approved · %{x}<extra></extra>"), row=1, col=2)
     fig.add_trace(go.Bar(
         x=labels, y=[o.cost_per_approved for o in used], name="USD per approved draft",
-        marker_color="#d97706", meta={"role": "cost_per_approved"},
+        marker_color="#a16207", meta={"role": "cost_per_approved"},
         text=["–" if o.cost_per_approved is None else f"${o.cost_per_approved:.4f}" for o in used],
         textposition="outside", showlegend=False,
         hovertemplate="$%{y:.4f} per approved draft · %{x}<extra></extra>"), row=1, col=3)
