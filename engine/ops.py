@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import weakref
 from datetime import UTC, date, datetime, time, timedelta
+from decimal import Decimal
 from typing import Literal
 
 import pandas as pd
 from pydantic import BaseModel, ConfigDict, model_validator
-from sqlalchemy import Select, and_, case, func, select, true
+from sqlalchemy import BigInteger, Float, Select, and_, case, cast, func, select, true
 from sqlalchemy.engine import Connection, Engine
 
 from db.models import CallLatency, CallRollup, HumanAction, LLMCall, Run
@@ -129,12 +130,19 @@ def _where(f: OpsFilter, table: type[CallRollup] | type[CallLatency]) -> list:  
 
 
 def _sums() -> list:  # type: ignore[type-arg]
-    return [func.coalesce(func.sum(getattr(CallRollup, c)), 0).label(c) for c in _SUMS]
+    # PostgreSQL sums integers into NUMERIC; cast back so both databases return int / float.
+    return [cast(func.coalesce(func.sum(getattr(CallRollup, c)), 0),
+                 Float if c in ("cost_usd", "latency_ms") else BigInteger).label(c)
+            for c in _SUMS]
 
 
 def _frame(conn: Connection, q: Select) -> pd.DataFrame:  # type: ignore[type-arg]
     result = conn.execute(q)
-    return pd.DataFrame(result.all(), columns=list(result.keys()))
+    df = pd.DataFrame(result.all(), columns=list(result.keys()))
+    for c in df.columns:  # NUMERIC from PostgreSQL window sums and exp()
+        if df[c].dtype == object and len(df) and isinstance(df[c].iloc[0], Decimal):
+            df[c] = df[c].astype(float)
+    return df
 
 
 def _finish(df: pd.DataFrame) -> pd.DataFrame:
@@ -244,7 +252,11 @@ def latency_percentiles(f: OpsFilter,
         q = q.order_by(*gkeys)
     with _connect() as conn:
         df = _frame(conn, q)
-    return df[df["calls"].notna()].reset_index(drop=True) if not df.empty else df
+    if df.empty:
+        return df
+    df = df[df["calls"].notna()].reset_index(drop=True)
+    df["calls"] = df["calls"].astype("int64")
+    return df
 
 
 def run_economics(f: OpsFilter, *, spend: float | None = None) -> RunEconomics:

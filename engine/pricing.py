@@ -85,17 +85,22 @@ class PriceBook:
         self._ttl = ttl_seconds
         self._rows: list[ModelPrice] = []
         self._loaded = 0.0
+        self._source = ""  # which database the rows came from
         self._lock = threading.Lock()
 
     def price(self, session: Session, model: str, at: datetime | None = None) -> Price | None:
         with self._lock:
-            if time.monotonic() - self._loaded > self._ttl:
+            # Keyed by database too: a process that switches DATABASE_URL (the tests, a
+            # script over two databases) must never price calls with another one's table.
+            source = str(session.get_bind().url)
+            if time.monotonic() - self._loaded > self._ttl or source != self._source:
                 rows = list(session.exec(select(ModelPrice)).all())
                 if not rows and seed_prices(session):
                     session.commit()
                     rows = list(session.exec(select(ModelPrice)).all())
                 self._rows = rows
                 self._loaded = time.monotonic()
+                self._source = source
             rows = self._rows
         return pick_price(rows, model, at or utcnow())
 

@@ -455,6 +455,12 @@ def seed_demo(*, calls: int = 1_000_000, runs: int = 50_000, big_run_calls: int 
             big_run_id = gen.ids.run
             gen.run(big)
         _flush(conn, gen.rows)
+        if conn.dialect.name == "postgresql":
+            # Rows went in with explicit ids: move the id sequences past them.
+            for table, _cols in _INSERTS.values():
+                conn.exec_driver_sql(
+                    f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), "
+                    f"(SELECT coalesce(max(id), 1) FROM {table}))")
         rollup.fold_in(conn, min_id=first_call)
         rollup.create_triggers(conn)
     if demo_budgets:

@@ -22,6 +22,9 @@ MAX_BUDGET_USD = 1_000_000.0
 MAX_RATE_PER_M = 1_000.0
 # A form takes a moment to submit: "now" may be a little in the past when it arrives.
 PAST_GRACE = timedelta(minutes=5)
+# Other processes (workers) re-read the price table every few seconds (PriceBook): a price
+# starts no sooner than this, so no call is ever priced against a table that disagrees.
+PROPAGATION = timedelta(seconds=10)
 _MONTHLY = "budget.monthly."
 _RUN_DEFAULT = "budget.run_default"
 
@@ -133,9 +136,9 @@ def list_prices() -> list[PriceRow]:
 
 def add_price(*, model: str, input_per_m: float, cached_input_per_m: float,
               output_per_m: float, actor: str, effective_from: datetime | None = None) -> PriceRow:
-    """A new price for `model` (a name or a glob pattern) from `effective_from` (default now).
-    Never in the past, and after the model's latest row: calls already recorded keep their
-    cost, and the table keeps saying what was charged when."""
+    """A new price for `model` (a name or a glob pattern) from `effective_from` (default: in
+    PROPAGATION, ten seconds). Never in the past, and after the model's latest row: calls
+    already recorded keep their cost, and the table keeps saying what was charged when."""
     who = _actor(actor)
     name = clean_text(model or "")
     if not name or len(name) > 120 or any(ch.isspace() for ch in name):
@@ -154,7 +157,7 @@ def add_price(*, model: str, input_per_m: float, cached_input_per_m: float,
         raise InvalidInput("A price cannot start in the past: calls already recorded keep the "
                            "cost they were given. Pick now or a later date.",
                            {"effective_from": "in the past"})
-    start = max(start, now)
+    start = max(start, now + PROPAGATION)
     with session_scope() as s:
         require(who, "view_costs", session=s)
         seed_prices(s)

@@ -73,7 +73,8 @@ st.subheader("Prices")
 st.caption("USD per 1M tokens. A call's cost is computed when it is made, with the price in "
            "force then: a new price applies from its date on and changes no recorded cost. "
            "Cached input tokens are part of the input and billed once, at the cached rate. "
-           "A model with no row here is *unpriced*: its calls are counted, never as $0.")
+           "A model with no row here is *unpriced*: its calls are counted, never as $0. A price "
+           "added for now takes effect ten seconds later, once every worker has read it.")
 if "price_added" in st.session_state:
     st.success(st.session_state.pop("price_added"), icon=":material/check:")
 rows = settings.list_prices()

@@ -64,7 +64,9 @@ def spend_by_day_figure(df: pd.DataFrame, *, split: str | None = None) -> go.Fig
     for name, part in groups:
         label = "spend" if name is None else plain(str(name))
         fig.add_trace(go.Scatter(
-            x=list(part["day"]), y=list(part["cost_usd"].fillna(0.0)), mode="lines+markers",
+            # A day of only unpriced calls has no known spend: a gap, not a $0 point.
+            x=list(part["day"]), y=[None if math.isnan(v) else v for v in part["cost_usd"]],
+            mode="lines+markers",
             name=label, meta={"series": label},
             line={"width": 2, "color": PALETTE[0] if name is None else color_for(str(name), names)},
             marker={"size": 4},

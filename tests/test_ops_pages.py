@@ -1,0 +1,138 @@
+"""The Costs, Traces and Settings pages in Streamlit's AppTest, on seeded data: the numbers
+on screen are the database's, filters apply, budget alerts show, a trace opens from its
+link and shows a call's request and response, a price is added as a new row."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from engine import identity, ops, settings, traces
+from engine.seed_demo import SeedReport, seed_demo
+from ui.ops_figures import usd
+
+APP = str(Path(__file__).resolve().parent.parent / "app.py")
+
+
+@pytest.fixture
+def seeded(db_url: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[SeedReport]:
+    monkeypatch.setenv("DRAFTROOM_INAPP_WORKER", "0")
+    yield seed_demo(calls=3000, runs=150, big_run_calls=300, seed=5)
+
+
+def open_page(path: str, *, who: str = "olu", **query: str) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.session_state["reviewer"] = who
+    at.run()
+    for k, v in query.items():
+        at.query_params[k] = v
+    at.switch_page(path).run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def metrics(at: AppTest) -> dict[str, str]:
+    return {m.label: m.value for m in at.metric}
+
+
+def test_costs_page_shows_the_database_numbers_and_the_budget_alerts(
+        seeded: SeedReport) -> None:
+    at = open_page("pages/costs.py")
+    want = ops.totals(ops.last_days(30))
+    shown = metrics(at)
+    assert shown["Spend"] == usd(want.cost_usd)
+    assert shown["Calls"] == f"{want.calls:,}"
+    assert shown["Input tokens"] == f"{want.prompt_tokens:,}"
+    econ = ops.run_economics(ops.last_days(30))
+    assert shown["Cost per run"] == usd(econ.cost_per_run)
+    # seed-demo sets monthly budgets at ~85% (protocol) and ~105% (campaign) of this month.
+    assert any("Protocol** near budget" in w.body for w in at.warning)
+    assert any("Campaign** over budget" in e.body for e in at.error)
+    assert len(at.get("plotly_chart")) == 8
+    assert any("unpriced models" in c.value for c in at.caption)
+    assert at.get("download_button")
+    assert len(at.dataframe) >= 5
+
+
+def test_costs_filters_apply_to_every_number(seeded: SeedReport) -> None:
+    at = open_page("pages/costs.py")
+    at.multiselect(key="costs_kind").set_value(["protocol"]).run()
+    at.multiselect(key="costs_model").set_value(["gpt-4.1-mini"]).run()
+    assert not at.exception
+    f = ops.last_days(30, kinds=("protocol",), models=("gpt-4.1-mini",))
+    want = ops.totals(f)
+    shown = metrics(at)
+    assert shown["Spend"] == usd(want.cost_usd) and shown["Calls"] == f"{want.calls:,}"
+    assert want.calls < ops.totals(ops.last_days(30)).calls
+
+
+def test_costs_page_without_calls_says_how_to_get_some(db_url: str,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DRAFTROOM_INAPP_WORKER", "0")
+    at = open_page("pages/costs.py")
+    assert any("No LLM calls" in i.body for i in at.info)
+
+
+def test_traces_page_opens_a_run_and_shows_a_call(seeded: SeedReport) -> None:
+    run_id = seeded.big_run_id
+    assert run_id is not None
+    t = traces.load_trace(run_id)
+    at = open_page("pages/traces.py", run=str(run_id))
+    shown = metrics(at)
+    assert shown["LLM calls"] == "300" and shown["Steps"] == str(len(t.steps))
+    assert at.selectbox(key="trace_run").value == run_id
+    assert len(at.get("plotly_chart")) == 1
+    assert at.select_slider(key=f"win_{run_id}")  # a long run is drawn a window at a time
+    ok = next(c for c in t.calls if c.status == "ok")
+    at.selectbox(key="trace_call").set_value(ok.id).run()
+    assert not at.exception
+    shown = metrics(at)
+    assert shown["Model"] == ok.model and shown["Input tokens"] == f"{ok.prompt_tokens:,}"
+    assert any("You are the" in c.value for c in at.code)  # the request's system message
+    bad = next((c for c in t.calls if c.status != "ok"), None)
+    if bad is not None:
+        at.selectbox(key="trace_call").set_value(bad.id).run()
+        assert any((bad.error or "") in e.body for e in at.error)
+    assert len(at.get("download_button")) == 3
+
+
+def test_traces_page_for_an_unknown_run_says_so(seeded: SeedReport) -> None:
+    at = open_page("pages/traces.py", run="987654")
+    assert any("987654 does not exist" in e.body for e in at.error)
+
+
+def test_settings_page_adds_a_price_row_and_saves_budgets(
+        seeded: SeedReport, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(settings, "PROPAGATION", settings.PROPAGATION * 0)
+    at = open_page("pages/settings.py")
+    before = len(settings.list_prices())
+    at.text_input(key="price_model").set_value("llama3.1:8b")
+    at.number_input(key="price_in").set_value(0.2)
+    at.number_input(key="price_out").set_value(0.6)
+    next(b for b in at.button if b.label == "Add price").click().run()
+    assert not at.exception and not at.error or all("budget" in e.body for e in at.error)
+    assert any("llama3.1:8b" in s.body for s in at.success)
+    rows = settings.list_prices()
+    assert len(rows) == before + 1
+    new = next(r for r in rows if r.model == "llama3.1:8b")
+    assert (new.input_per_m, new.output_per_m) == (0.2, 0.6)
+
+    at.number_input(key="budget_protocol").set_value(5000.0)
+    at.number_input(key="budget_run_default").set_value(1.5)
+    next(b for b in at.button if b.label == "Save budgets").click().run()
+    assert any("Budgets saved" in s.body for s in at.success)
+    saved = settings.get_ops_settings()
+    assert saved.monthly_budgets["protocol"] == 5000.0 and saved.default_run_budget_usd == 1.5
+    assert not any("Protocol** near budget" in w.body for w in at.warning)
+
+
+def test_costs_are_for_ops_once_roles_exist(seeded: SeedReport) -> None:
+    identity.grant(actor="root", person="root", role="admin")
+    identity.grant(actor="root", person="dr. lee", role="clinician")
+    at = open_page("pages/costs.py", who="dr. lee")
+    assert any("ops staff" in w.body for w in at.warning) and not at.metric
+    at = open_page("pages/traces.py", who="dr. lee", run=str(seeded.big_run_id))
+    assert metrics(at)["LLM calls"] == "300"  # traces are open to the kind's owners
