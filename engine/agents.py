@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from pydantic import BaseModel
-from sqlalchemy import func
+from sqlalchemy import func, insert
 from sqlmodel import Session, select
 
 from db.models import LLMCall, utcnow
@@ -16,8 +18,8 @@ from engine.llm.base import AgentCall, LLMBackend, LLMError
 from engine.llm.offline import estimate_tokens
 from engine.pipelines.base import AgentSpec
 from engine.pricing import PRICE_BOOK, call_cost
-from engine.prompts import resolve_prompt
-from engine.redact import redact
+from engine.prompts import ResolvedPrompt, resolve_prompt
+from engine.redact import redact, redact_text
 
 # Expected completion size when estimating whether a call fits in the budget.
 EXPECTED_COMPLETION_TOKENS = 1200
@@ -63,11 +65,16 @@ def _check_budget(ctx: CallContext, backend: LLMBackend, messages: list[dict[str
         )
 
 
-def run_agent(spec: AgentSpec, task: BaseModel, backend: LLMBackend, ctx: CallContext) -> BaseModel:
+def run_agent(spec: AgentSpec, task: BaseModel, backend: LLMBackend, ctx: CallContext,
+              *, prompt: ResolvedPrompt | None = None) -> BaseModel:
     """Call the agent's model once (the backend retries), record the call, return the output.
-    Raises LLMError (recorded as a failed call) or BudgetReached (no call made)."""
-    with session_scope() as s:
-        prompt = resolve_prompt(s, agent=spec.name, default=spec.system_prompt, params=ctx.params)
+    `prompt` is the agent's prompt when the caller has resolved it already (the supervisor
+    does, in the transaction that opens the step). Raises LLMError (recorded as a failed
+    call) or BudgetReached (no call made)."""
+    if prompt is None:
+        with session_scope() as s:
+            prompt = resolve_prompt(s, agent=spec.name, default=spec.system_prompt,
+                                    params=ctx.params)
     messages = [
         {"role": "system", "content": prompt.text},
         {"role": "user", "content": spec.render_user(task)},
@@ -82,46 +89,64 @@ def run_agent(spec: AgentSpec, task: BaseModel, backend: LLMBackend, ctx: CallCo
     )
     started_at = utcnow()
     t0 = time.perf_counter()
-    record = LLMCall(
-        run_id=ctx.run_id,
-        step_id=ctx.step_id,
-        agent=spec.name,
-        backend=backend.name,
-        model=backend.model,
-        kind=ctx.kind,
-        stage=ctx.stage,
-        prompt_version=prompt.version,
-        request=redact({"messages": messages}),
-        started_at=started_at,
-    )
+    record: dict[str, Any] = {
+        "run_id": ctx.run_id,
+        "step_id": ctx.step_id,
+        "agent": spec.name,
+        "backend": backend.name,
+        "model": backend.model,
+        "kind": ctx.kind,
+        "stage": ctx.stage,
+        "prompt_version": prompt.version,
+        "request": _redact_request(messages),
+        "started_at": started_at,
+    }
     try:
         resp = backend.generate(call)
     except LLMError as exc:
-        record.latency_ms = (time.perf_counter() - t0) * 1000
-        record.status = "error"
-        record.error = redact(f"{exc.kind}: {exc.message}")
-        record.attempts = exc.attempts
-        _save(record)
+        record.update(latency_ms=(time.perf_counter() - t0) * 1000, status="error",
+                      error=redact(f"{exc.kind}: {exc.message}"), attempts=exc.attempts,
+                      cost_usd=None)
+        _save(record, priced=False)
         raise
-    record.latency_ms = (time.perf_counter() - t0) * 1000
-    record.model = resp.model or backend.model
-    record.prompt_tokens = resp.usage.prompt_tokens
-    record.cached_tokens = resp.usage.cached_tokens
-    record.completion_tokens = resp.usage.completion_tokens
-    record.attempts = resp.attempts
-    record.response = redact({"content": resp.raw_text or resp.output.model_dump_json()})
-    with session_scope() as s:
-        price = PRICE_BOOK.price(s, record.model, started_at)
-    record.cost_usd = call_cost(
-        price,
-        prompt=record.prompt_tokens,
-        cached=record.cached_tokens,
-        completion=record.completion_tokens,
+    record.update(
+        latency_ms=(time.perf_counter() - t0) * 1000,
+        model=resp.model or backend.model,
+        prompt_tokens=resp.usage.prompt_tokens,
+        cached_tokens=resp.usage.cached_tokens,
+        completion_tokens=resp.usage.completion_tokens,
+        attempts=resp.attempts,
+        response=redact({"content": resp.raw_text or resp.output.model_dump_json()}),
     )
-    _save(record)
+    _save(record, priced=True)
     return resp.output
 
 
-def _save(record: LLMCall) -> None:
+@lru_cache(maxsize=256)
+def _redact_system(text: str, _key: str | None, _pii: str | None) -> str:
+    # System prompts repeat on every call: redact each distinct one once (per key and setting).
+    return redact_text(text)
+
+
+def _redact_request(messages: list[dict[str, str]]) -> dict[str, Any]:
+    env = os.environ
+    return {"messages": [
+        {"role": m["role"], "content": _redact_system(m["content"], env.get("OPENAI_API_KEY"),
+                                                       env.get("DRAFTROOM_REDACT_PII"))}
+        if m["role"] == "system" else redact(m)
+        for m in messages
+    ]}
+
+
+def _save(record: dict[str, Any], *, priced: bool) -> None:
+    """One short transaction: the price in force when the call started, and the call's row."""
     with session_scope() as s:
-        s.add(record)
+        if priced:
+            price = PRICE_BOOK.price(s, record["model"], record["started_at"])
+            record["cost_usd"] = call_cost(
+                price,
+                prompt=record["prompt_tokens"],
+                cached=record["cached_tokens"],
+                completion=record["completion_tokens"],
+            )
+        s.execute(insert(LLMCall), [record])

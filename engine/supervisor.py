@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
 
-from sqlalchemy import delete, func
+from sqlalchemy import delete, func, insert, update
 from sqlalchemy.orm.exc import StaleDataError
 from sqlmodel import Session, select
 
@@ -27,6 +27,7 @@ from engine.leases import lease_seconds
 from engine.llm.base import LLMBackend, LLMError
 from engine.pipelines.base import (
     PRIORITY_ORDER,
+    AgentSpec,
     DraftTask,
     NoteOut,
     Review,
@@ -34,6 +35,7 @@ from engine.pipelines.base import (
     StageSpec,
 )
 from engine.pipelines.registry import get_pipeline
+from engine.prompts import ResolvedPrompt, resolve_prompt
 
 COMMIT_ATTEMPTS = 5
 log = logging.getLogger("draftroom.supervisor")
@@ -68,6 +70,10 @@ class StepPlan:
     budget_usd: float | None
     current_draft_id: int | None
     review_mode: str
+    # Read in the transaction that opens the step, so the node itself needs no session:
+    task: DraftTask | None = None  # draft: what the drafter is given
+    content: str | None = None  # review: the draft to review
+    prompts: dict[str, ResolvedPrompt] = field(default_factory=dict)
 
 
 @dataclass
@@ -148,18 +154,28 @@ class Supervisor:
     # -- public -------------------------------------------------------------------------
 
     def run_until_idle(self, run_id: int) -> str:
-        """Advance the run until it halts, fails or is taken away; returns its status."""
-        while self.advance(run_id):
-            pass
+        """Advance the run until it halts, fails or is taken away; returns its status.
+        Each step's commit also opens the next step (one transaction between two nodes)."""
+        plan: StepPlan | None = None
+        while True:
+            more, plan = self._advance(run_id, plan, open_next=True)
+            if not more:
+                break
         with session_scope() as s:
             run = s.get(Run, run_id)
             return run.status if run else "missing"
 
     def advance(self, run_id: int) -> bool:
         """Run one node. True while the run has more to do for this worker."""
-        plan = self._begin(run_id)
+        return self._advance(run_id, None, open_next=False)[0]
+
+    def _advance(self, run_id: int, plan: StepPlan | None, *,
+                 open_next: bool) -> tuple[bool, StepPlan | None]:
+        """Run one node (`plan`, when the last commit opened it already); returns whether
+        there is more to do, and the next step when this commit opened it."""
+        plan = plan or self._begin(run_id)
         if plan is None:
-            return False
+            return False, None
         self._emit(plan, "started")
         try:
             if plan.node == "draft":
@@ -170,21 +186,21 @@ class Supervisor:
                 result = None
         except BudgetReached as exc:
             self._stop(plan, status=RunStatus.REVIEW, reason="budget_reached", message=str(exc))
-            return False
+            return False, None
         except LLMError as exc:
             self._stop(plan, status=RunStatus.FAILED, reason=f"error:{exc.kind}", message=str(exc))
-            return False
+            return False, None
         except LeaseLost:
-            return False
+            return False, None
         except Exception as exc:  # a bug or bad output must not leave the run spinning
             log.exception("run %s: %s step failed", plan.run_id, plan.node)
             self._stop(plan, status=RunStatus.FAILED, reason="error:internal",
                        message=f"{plan.node} step failed: {type(exc).__name__}: {exc}"[:2000])
-            return False
+            return False, None
         try:
-            return self._commit(plan, result)
+            return self._commit(plan, result, open_next=open_next)
         except LeaseLost:
-            return False
+            return False, None
 
     # -- begin --------------------------------------------------------------------------
 
@@ -201,29 +217,46 @@ class Supervisor:
                         self._to_review(s, run, "halted" if run.halt_requested else run.halt_reason)
                         return None
                     # Steps left "running" by a worker that died are abandoned, not resumed.
-                    for old in s.exec(
-                        select(Step).where(Step.run_id == run_id, Step.status == "running")
-                    ):
-                        old.status = "abandoned"
-                        old.finished_at = utcnow()
-                        s.add(old)
-                    seq = (s.exec(select(func.max(Step.seq)).where(Step.run_id == run_id)).one() or 0) + 1
-                    step = Step(run_id=run_id, seq=seq, node=run.next_node, stage=run.stage,
-                                iteration=run.iteration, worker=self.worker_id)
-                    s.add(step)
-                    run.lease_expires = utcnow() + timedelta(seconds=lease_seconds())
-                    s.add(run)
-                    s.flush()
-                    return StepPlan(
-                        run_id=run_id, step_id=step.id or 0, seq=seq, node=run.next_node,
-                        kind=run.kind, stage=run.stage, input=dict(run.input),
-                        params=dict(run.params), iteration=run.iteration,
-                        budget_usd=run.budget_usd, current_draft_id=run.current_draft_id,
-                        review_mode=run.review_mode,
+                    s.execute(
+                        update(Step)
+                        .where(Step.run_id == run_id, Step.status == "running")
+                        .values(status="abandoned", finished_at=utcnow())
+                        .execution_options(synchronize_session=False)
                     )
+                    seq = (s.exec(select(func.max(Step.seq)).where(Step.run_id == run_id)).one() or 0) + 1
+                    return self._open_step(s, run, seq)
             except StaleDataError:
                 continue
         return None
+
+    def _open_step(self, s: Session, run: Run, seq: int) -> StepPlan:
+        """Write the step's row, renew the lease and read what the node needs."""
+        step_id = s.execute(
+            insert(Step).values(run_id=run.id, seq=seq, node=run.next_node, stage=run.stage,
+                                iteration=run.iteration, worker=self.worker_id)
+            .returning(Step.id)
+        ).scalar_one()
+        run.lease_expires = utcnow() + timedelta(seconds=lease_seconds())
+        s.add(run)
+        plan = StepPlan(
+            run_id=run.id or 0, step_id=step_id, seq=seq, node=run.next_node or "",
+            kind=run.kind, stage=run.stage, input=dict(run.input),
+            params=dict(run.params), iteration=run.iteration,
+            budget_usd=run.budget_usd, current_draft_id=run.current_draft_id,
+            review_mode=run.review_mode,
+        )
+        stage = self._stage(plan)
+        agents: tuple[AgentSpec, ...] = ()
+        if plan.node == "draft":
+            plan.task = self._draft_task(s, plan)
+            agents = (stage.drafter,)
+        elif plan.node == "review":
+            draft = s.get(Draft, plan.current_draft_id) if plan.current_draft_id else None
+            plan.content = draft.content if draft is not None else None
+            agents = stage.critics
+        plan.prompts = {a.name: resolve_prompt(s, agent=a.name, default=a.system_prompt,
+                                               params=plan.params) for a in agents}
+        return plan
 
     # -- nodes (no database writes but the LLM call records) -----------------------------
 
@@ -236,9 +269,9 @@ class Supervisor:
 
     def _draft(self, plan: StepPlan) -> str:
         stage = self._stage(plan)
-        with session_scope() as s:
-            task = self._draft_task(s, plan)
-        out = run_agent(stage.drafter, task, self.backend, self._ctx(plan))
+        assert plan.task is not None
+        out = run_agent(stage.drafter, plan.task, self.backend, self._ctx(plan),
+                        prompt=plan.prompts.get(stage.drafter.name))
         return stage.to_text(out)
 
     def _draft_task(self, s: Session, plan: StepPlan) -> DraftTask:
@@ -273,19 +306,18 @@ class Supervisor:
 
     def _review(self, plan: StepPlan) -> ReviewOutcome:
         stage = self._stage(plan)
-        with session_scope() as s:
-            draft = s.get(Draft, plan.current_draft_id) if plan.current_draft_id else None
-        if draft is None:
+        if plan.content is None:
             raise LLMError("malformed", "there is no draft to review")
-        checks = run_checks(stage, draft.content, plan.input)
+        checks = run_checks(stage, plan.content, plan.input)
         task = ReviewTask(kind=plan.kind, stage=plan.stage, input=plan.input,
-                          content=draft.content, flags=checks.flags)
+                          content=plan.content, flags=checks.flags)
         ctx = self._ctx(plan)
         # Critics are independent: they run at the same time.
-        with ThreadPoolExecutor(max_workers=max(1, len(stage.critics))) as pool:
-            futures = [(c.name, pool.submit(run_agent, c, task, self.backend, ctx))
-                       for c in stage.critics]
-            reviews = [(name, as_review(f.result())) for name, f in futures]
+        pool = self._critic_pool(len(stage.critics))
+        futures = [(c.name, pool.submit(run_agent, c, task, self.backend, ctx,
+                                        prompt=plan.prompts.get(c.name)))
+                   for c in stage.critics]
+        reviews = [(name, as_review(f.result())) for name, f in futures]
         combined = combine_review(stage, reviews, checks.caps)
         notes = [(name, n) for name, r in reviews for n in r.notes]
         notes += [
@@ -301,7 +333,19 @@ class Supervisor:
 
     # -- commit -------------------------------------------------------------------------
 
-    def _commit(self, plan: StepPlan, result: Any) -> bool:
+    def _critic_pool(self, n: int) -> ThreadPoolExecutor:
+        """Threads kept for the critics (starting new ones at every review costs more than
+        an offline critic); their number grows to the largest panel seen."""
+        pool = self.__dict__.get("_pool")
+        if pool is None or self.__dict__.get("_pool_size", 0) < n:
+            if pool is not None:
+                pool.shutdown(wait=False)
+            pool = ThreadPoolExecutor(max_workers=max(1, n), thread_name_prefix="critic")
+            self.__dict__["_pool"], self.__dict__["_pool_size"] = pool, max(1, n)
+        return pool
+
+    def _commit(self, plan: StepPlan, result: Any, *,
+                open_next: bool = False) -> tuple[bool, StepPlan | None]:
         for attempt in range(COMMIT_ATTEMPTS):
             try:
                 with session_scope() as s:
@@ -310,28 +354,32 @@ class Supervisor:
                         raise LeaseLost()
                     if run.next_node != plan.node:
                         raise LeaseLost()
-                    step = s.get(Step, plan.step_id)
-                    assert step is not None
+                    step = _StepOut()
                     detail = self._apply(s, run, step, plan, result)
-                    step.status = "done"
-                    step.finished_at = utcnow()
-                    step.detail = detail
-                    s.add(step)
+                    s.execute(
+                        update(Step).where(Step.id == plan.step_id)
+                        .values(status="done", finished_at=utcnow(), detail=detail,
+                                **({"draft_id": step.draft_id} if step.draft_id else {}))
+                        .execution_options(synchronize_session=False)
+                    )
                     if run.halt_requested and run.status == RunStatus.RUNNING:
                         self._to_review(s, run, "halted")
                     run.updated_at = utcnow()
                     s.add(run)
                     more = run.status == RunStatus.RUNNING and run.next_node is not None
                     iteration, stage = run.iteration, run.stage
+                    # The next step starts in the same transaction: this step's outputs are
+                    # durable before the next node runs, with one commit between them.
+                    nxt = self._open_step(s, run, plan.seq + 1) if more and open_next else None
                 self.on_event(StepEvent(plan.run_id, plan.seq, plan.node, "done", iteration,
                                         stage, detail))
-                return more
+                return more, nxt
             except StaleDataError:
                 if attempt == COMMIT_ATTEMPTS - 1:
                     raise
-        return False
+        return False, None
 
-    def _apply(self, s: Session, run: Run, step: Step, plan: StepPlan, result: Any) -> str:
+    def _apply(self, s: Session, run: Run, step: _StepOut, plan: StepPlan, result: Any) -> str:
         if plan.node == "draft":
             return self._apply_draft(s, run, step, result)
         if plan.node == "review":
@@ -357,7 +405,7 @@ class Supervisor:
         run.next_node = "draft"
         return f"stage {done} approved; moving to {nxt.name}"
 
-    def _apply_draft(self, s: Session, run: Run, step: Step, text: str) -> str:
+    def _apply_draft(self, s: Session, run: Run, step: _StepOut, text: str) -> str:
         version = (s.exec(select(func.max(Draft.version)).where(Draft.run_id == run.id)).one() or 0) + 1
         draft = Draft(run_id=run.id or 0, version=version, stage=run.stage,
                       author=get_pipeline(run.kind).stage(run.stage).drafter.name,
@@ -376,15 +424,23 @@ class Supervisor:
         # Re-reviewing a version (after a crash or an edit) replaces, never duplicates.
         s.execute(delete(Score).where(Score.draft_id == draft_id))
         s.execute(delete(Flag).where(Flag.draft_id == draft_id))
-        for name, value, llm, cap, source in outcome.scores:
-            s.add(Score(draft_id=draft_id, name=name, value=value, llm_value=llm,
-                        check_value=cap, source=source))
-        for f in outcome.flags:
-            s.add(Flag(draft_id=draft_id, check=f.check, category=f.category, text=f.text,
-                       start=f.start, end=f.end, blocking=f.blocking))
-        for author, n in outcome.notes:
-            s.add(Note(run_id=run.id or 0, draft_id=draft_id, author=author, target=n.target,
-                       priority=n.priority, text=n.text))
+        # One multi-row INSERT per table rather than an ORM object per row.
+        if outcome.scores:
+            s.execute(insert(Score), [
+                {"draft_id": draft_id, "name": name, "value": value, "llm_value": llm,
+                 "check_value": cap, "source": source}
+                for name, value, llm, cap, source in outcome.scores])
+        if outcome.flags:
+            s.execute(insert(Flag), [
+                {"draft_id": draft_id, "check": f.check, "category": f.category, "text": f.text,
+                 "start": f.start, "end": f.end, "blocking": f.blocking}
+                for f in outcome.flags])
+        if outcome.notes:
+            now = utcnow()
+            s.execute(insert(Note), [
+                {"run_id": run.id or 0, "draft_id": draft_id, "author": author,
+                 "target": n.target, "priority": n.priority, "text": n.text, "created_at": now}
+                for author, n in outcome.notes])
         run.next_node = "decide"
         if outcome.verdicts:
             params = dict(run.params)
@@ -395,8 +451,14 @@ class Supervisor:
     def _apply_decide(self, s: Session, run: Run) -> str:
         stage = get_pipeline(run.kind).stage(run.stage)
         thresholds = thresholds_for(stage, run.params)
-        verdict = self._gate(s, run.current_draft_id, thresholds, stage, run.params)
-        run.best_draft_id = best_draft(s, run.id or 0, run.stage, thresholds)
+        board = _Board.read(s, run.id or 0, run.stage)
+        if run.current_draft_id in board.versions:
+            verdict = gate(board.scores.get(run.current_draft_id, {}),
+                           board.blocking.get(run.current_draft_id, []), thresholds,
+                           run.params.get("_last_verdicts") if stage.require_pass_verdict else None)
+        else:
+            verdict = self._gate(s, run.current_draft_id, thresholds, stage, run.params)
+        run.best_draft_id = board.best(thresholds)
         run.cost_usd = run_spend_in(s, run.id or 0)
         if run.review_mode == "human":
             self._to_review(s, run, "rescored")
@@ -479,31 +541,62 @@ def gate(scores: dict[str, float], blocking_flags: list[str], thresholds: dict[s
     return GateVerdict(not short, "; ".join(short) or "all thresholds met")
 
 
+class _StepOut:
+    """What a node's commit sets on its step row besides status and time."""
+
+    draft_id: int | None = None
+
+
+@dataclass
+class _Board:
+    """A stage's versions with their scores and blocking flags, read in three queries."""
+
+    versions: dict[int, int]  # draft id -> version
+    scores: dict[int, dict[str, float]]
+    blocking: dict[int, list[str]]  # draft id -> categories of its blocking flags
+
+    @classmethod
+    def read(cls, s: Session, run_id: int, stage: str) -> _Board:
+        versions: dict[int, int] = dict(s.execute(  # type: ignore[arg-type]
+            select(Draft.id, Draft.version).where(Draft.run_id == run_id, Draft.stage == stage)
+        ).all())
+        scores: dict[int, dict[str, float]] = {}
+        blocking: dict[int, list[str]] = {}
+        if versions:
+            ids = list(versions)
+            for did, name, value in s.execute(select(Score.draft_id, Score.name, Score.value)
+                                              .where(Score.draft_id.in_(ids))):  # type: ignore[attr-defined]
+                scores.setdefault(did, {})[name] = value
+            for did, category in s.execute(
+                    select(Flag.draft_id, Flag.category)
+                    .where(Flag.draft_id.in_(ids), Flag.blocking == True)):  # type: ignore[attr-defined]  # noqa: E712
+                blocking.setdefault(did, []).append(category)
+        return cls(versions, scores, blocking)
+
+    def best(self, thresholds: dict[str, float]) -> int | None:
+        """The version to put first in front of a person: passing and unflagged beats the rest,
+        then the one with the best worst margin over its thresholds, then the newest."""
+        if not self.versions:
+            return None
+
+        def key(did: int) -> tuple[int, int, float, float, int]:
+            sc = self.scores.get(did, {})
+            margins = [sc.get(n, 0.0) - t for n, t in thresholds.items()] or [0.0]
+            return (
+                1 if sc else 0,
+                0 if did in self.blocking else 1,
+                min(margins),
+                sum(sc.values()) / max(1, len(sc)),
+                self.versions[did],
+            )
+
+        return max(self.versions, key=key)
+
+
 def best_draft(s: Session, run_id: int, stage: str, thresholds: dict[str, float]) -> int | None:
     """The version to put first in front of a person: passing and unflagged beats the rest,
     then the one with the best worst margin over its thresholds, then the newest."""
-    drafts = s.exec(select(Draft).where(Draft.run_id == run_id, Draft.stage == stage)).all()
-    if not drafts:
-        return None
-    ids = [d.id for d in drafts]
-    scores: dict[int, dict[str, float]] = {}
-    for sc in s.exec(select(Score).where(Score.draft_id.in_(ids))):  # type: ignore[union-attr]
-        scores.setdefault(sc.draft_id, {})[sc.name] = sc.value
-    flagged = {f.draft_id for f in s.exec(
-        select(Flag).where(Flag.draft_id.in_(ids), Flag.blocking == True))}  # type: ignore[union-attr]  # noqa: E712
-
-    def key(d: Draft) -> tuple[int, int, float, float, int]:
-        sc = scores.get(d.id or 0, {})
-        margins = [sc.get(n, 0.0) - t for n, t in thresholds.items()] or [0.0]
-        return (
-            1 if sc else 0,
-            0 if d.id in flagged else 1,
-            min(margins),
-            sum(sc.values()) / max(1, len(sc)),
-            d.version,
-        )
-
-    return max(drafts, key=key).id
+    return _Board.read(s, run_id, stage).best(thresholds)
 
 
 def run_spend_in(s: Session, run_id: int) -> float:
