@@ -136,10 +136,10 @@ def free_port() -> int:
 def test_streamable_http_on_localhost_with_its_own_worker(db_url: str, tmp_path: Path) -> None:
     port = free_port()
     log = tmp_path / "server.log"  # a file, not a pipe: a full pipe would block the server
-    proc = subprocess.Popen([sys.executable, "-m", "engine", "mcp", "--http", str(port),
-                             "--worker"],
-                            env=server_env(db_url), cwd=ROOT, stdout=subprocess.DEVNULL,
-                            stderr=log.open("w"))
+    with log.open("w") as err:
+        proc = subprocess.Popen([sys.executable, "-m", "engine", "mcp", "--http", str(port),
+                                 "--worker"], env=server_env(db_url), cwd=ROOT,
+                                stdout=subprocess.DEVNULL, stderr=err)
     try:
         deadline = time.monotonic() + 60
         while True:

@@ -246,7 +246,10 @@ def test_comparison_with_no_runs_lists_every_version(db_url: str) -> None:
     assert fig.layout.annotations[-1].text.startswith("No run has used")
 
 
-def test_prompts_page_saves_activates_and_compares(db_url: str) -> None:
+def test_prompts_page_saves_activates_and_compares(db_url: str,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    # No in-app worker thread: it would outlive this test and claim other tests' runs.
+    monkeypatch.setenv("DRAFTROOM_INAPP_WORKER", "0")
     start()
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
     at.session_state["reviewer"] = "dr. lee"
