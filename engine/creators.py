@@ -160,7 +160,7 @@ def score_creator(c: CreatorOut, *, brand: BrandOut | None, goal: str, audience:
     reasons: list[str] = []
     concerns: list[str] = []
     if shared:
-        reasons.append(f"covers {', '.join(shared)}, as the campaign does ({c.niche})")
+        reasons.append(f"{c.niche}: on the campaign's topics ({', '.join(shared)})")
     else:
         concerns.append(f"niche ({c.niche}) is off the campaign's topics")
 
@@ -202,7 +202,8 @@ def score_creator(c: CreatorOut, *, brand: BrandOut | None, goal: str, audience:
         reasons.append(f"reachable on {LABELS.get(c.contact_channel, c.contact_channel)}, "
                        f"one of the campaign's channels")
 
-    score = 0.4 * topic + 0.2 * place + 0.15 * engagement + 0.15 * fit + 0.1 * reach
+    # Reach weighs little: every creator gets a message on each of the campaign's channels.
+    score = 0.4 * topic + 0.25 * place + 0.15 * engagement + 0.15 * fit + 0.05 * reach
     if not shared:
         score *= 0.5  # a creator off topic should not win on location and price alone
     return Match(creator=c, score=round(score, 3),

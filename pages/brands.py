@@ -41,8 +41,8 @@ by_id = {b.id: b for b in brands}
 if NEXT in st.session_state:
     st.session_state[PICK] = st.session_state.pop(NEXT)
 if st.session_state.get(PICK) not in {NEW, *by_id}:
-    st.session_state[PICK] = (st.session_state.get(CAMPAIGN_BRAND)
-                              or (brands[0].id if brands else NEW))
+    wanted = st.session_state.get(CAMPAIGN_BRAND)
+    st.session_state[PICK] = wanted if wanted in by_id else (brands[0].id if brands else NEW)
 
 left, right = st.columns([3, 1], vertical_alignment="bottom")
 picked = left.selectbox(

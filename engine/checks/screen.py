@@ -16,7 +16,12 @@ def screen(kind: str, text: str, run_input: dict[str, Any] | None = None) -> dic
             "flags": [f.model_dump(include={"category", "text", "start", "end"}) for f in r.flags],
         }
     pipeline = get_pipeline(kind)
-    result = pipeline.stages[0].checks(text, run_input or {})
+    if kind == "campaign":  # any stage's text: outreach is recognised by its structure
+        from engine.checks.compliance import campaign_checks
+
+        result = campaign_checks(None)(text, run_input or {})
+    else:
+        result = pipeline.stages[0].checks(text, run_input or {})
     return {
         "caps": result.caps,
         "flags": [f.model_dump(include={"check", "category", "text", "start", "end"})

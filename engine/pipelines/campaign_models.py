@@ -24,7 +24,7 @@ class CampaignInput(BaseModel):
     goal: str = Field(min_length=3, max_length=1000)
     """What the campaign should achieve, in the marketer's words."""
     audience: str = Field(min_length=2, max_length=500)
-    budget: float = Field(gt=0, le=10_000_000)
+    budget: float
     """The campaign's budget in USD (creator fees, seeding, ads): not the LLM spend."""
     channels: list[Channel]
     """Outreach channels, in the order the marketer prefers them."""
@@ -33,7 +33,18 @@ class CampaignInput(BaseModel):
     @field_validator("brand_name", "goal", "audience", mode="before")
     @classmethod
     def _strip(cls, v: object) -> object:
-        return clean_text(v) if isinstance(v, str) else v
+        if isinstance(v, str):
+            v = clean_text(v)
+            if not v:
+                raise PydanticCustomError("required", "is required")
+        return v
+
+    @field_validator("budget")
+    @classmethod
+    def _budget(cls, v: float) -> float:
+        if not 0 < v <= 10_000_000:
+            raise PydanticCustomError("budget", "must be more than $0 and at most $10,000,000")
+        return v
 
     @field_validator("channels", mode="before")
     @classmethod

@@ -201,6 +201,16 @@ def success_metrics(goal: str, budget: float, n: int) -> list[str]:
     ]
 
 
+def _audience(asked: str, brand: BrandOut | None) -> str:
+    """The campaign's audience, and the brand's regulars when they add something."""
+    text = _sentence_case(asked) + "."
+    regulars = brand.audience.strip().rstrip(".") if brand else ""
+    if regulars and regulars.lower() not in asked.lower() and asked.lower().rstrip(".") \
+            not in regulars.lower():
+        text += f" The brand's regulars: {_lower_first(regulars)}."
+    return text
+
+
 def draft_brief(task: DraftTask) -> BriefDraft:
     i = task.input
     brand = brand_of(i, task.context)
@@ -245,9 +255,7 @@ def draft_brief(task: DraftTask) -> BriefDraft:
     d = BriefDraft(
         title=f"Campaign brief: {name}",
         objective=objective,
-        audience=_sentence_case(str(i.get("audience", ""))) + "."
-        + (f" The brand's regulars: {_lower_first(brand.audience)}." if brand and brand.audience
-           else ""),
+        audience=_audience(str(i.get("audience", "")), brand),
         key_messages=key_messages,
         deliverables=deliverables,
         timeline=timeline,
@@ -347,6 +355,14 @@ PLATFORM_ASK = {
 }
 
 
+PLATFORM_SHORT = {
+    "instagram": "1 reel + 2 stories",
+    "tiktok": "1 TikTok video",
+    "youtube": "60-second video segment",
+    "linkedin": "1 LinkedIn post",
+}
+
+
 def _offer(entry: dict[str, Any], budget: float, n: int) -> int:
     fee = float(entry.get("fee_usd") or 0)
     cap = per_creator_budget(budget, n)
@@ -394,7 +410,8 @@ def _message(channel: str, e: dict[str, Any], *, brand: BrandOut | None, brand_n
             ("Would you be up for a quick chat this week? Just reply to this email."
              if easy else "Would you be available for a short call this week? Please reply "
              "to this email."),
-            ("Cheers,\n" if easy else "Kind regards,\n") + f"The {brand_name} team",
+            ("Cheers," if easy else "Kind regards,"),
+            f"The {brand_name} team",
         ] if x)
         if short:
             body = "\n\n".join([f"Hi {first},", f"{who} {hook}",
@@ -507,9 +524,8 @@ def draft_plan(task: DraftTask) -> PlanDraft:
             else (sent or campaign_channels or ["email"])[0]
         deliverables.append(CreatorDeliverable(
             creator_handle=e["handle"], creator_name=e.get("name", ""),
-            deliverables=_sentence_case(PLATFORM_ASK.get(e.get("platform", ""),
-                                                         "one sponsored post"))
-            + ", tagged #ad with the paid-partnership label",
+            deliverables=PLATFORM_SHORT.get(e.get("platform", ""), "1 sponsored post")
+            + ", with #ad",
             post_window="Week 3" if k % 2 == 0 else "Week 4",
             fee_usd=float(int(fee * scale)), contact_channel=str(via)))
     fees_total = sum(d.fee_usd for d in deliverables)

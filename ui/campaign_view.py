@@ -1,0 +1,286 @@
+"""Campaign drafts on the Run page: the stage history, each stage's output drawn for what it
+is (a brief or plan as a document, the shortlist as a table a person can change, every
+outreach message as it will appear on its channel, with its parts), and the messages CSV.
+
+Draft text is never rendered with unsafe_allow_html: plain-text channels go through st.text,
+Markdown through st.markdown (which shows raw HTML as text), labels through escape_inline."""
+
+from __future__ import annotations
+
+import re
+
+import streamlit as st
+
+from db.models import RunStatus
+from engine.campaign_export import export_campaign_csv, stage_approvals
+from engine.channels import LABELS, FormattedMessage
+from engine.creators import ShortlistEntry, edit_shortlist, list_creators, shortlist_from_text
+from engine.errors import ServiceError
+from engine.highlight import segments
+from engine.outreach import Message, parse_outreach
+from engine.pipelines.campaign_models import STAGE_LABELS, STAGES, sections, table_rows
+from engine.views import DraftView, RunDetail
+from ui.markdown import demote_headings, escape, escape_inline, flagged_draft
+from ui.reviewer import reviewer
+
+FLASH = "_campaign_flash"
+ICONS = {"sms": ":material/sms:", "email": ":material/mail:", "whatsapp": ":material/chat:",
+         "teams": ":material/groups:", "instagram_dm": ":material/photo_camera:"}
+
+
+def render_campaign_draft(detail: RunDetail, draft: DraftView) -> None:
+    flash = st.session_state.pop(FLASH, None)
+    if flash:
+        st.success(flash, icon=":material/check_circle:")
+    if stage_approvals(detail):  # before any approval the header's stage chips say it all
+        render_stage_history(detail)
+    if draft.stage != detail.stage:
+        st.caption(f"This version belongs to the {STAGE_LABELS.get(draft.stage, draft.stage)} "
+                   "stage.")
+    render_stage_output(detail, draft, editable=True)
+    _approved_earlier(detail)
+    _csv(detail)
+
+
+def render_stage_output(detail: RunDetail, draft: DraftView, *, editable: bool) -> None:
+    if draft.stage == "creators":
+        _shortlist(detail, draft, editable=editable)
+    elif draft.stage == "outreach":
+        _outreach(detail, draft)
+    else:
+        st.markdown(demote_headings(flagged_draft(segments(draft.content, draft.flags))))
+
+
+# -- stage history ------------------------------------------------------------------------------
+
+
+def stage_history_lines(detail: RunDetail) -> list[str]:
+    """One Markdown line per stage: approved (by whom, which version), current, or to come."""
+    approvals = stage_approvals(detail)
+    at = STAGES.index(detail.stage) if detail.stage in STAGES else 0
+    lines = []
+    for i, stage in enumerate(STAGES):
+        label = STAGE_LABELS[stage]
+        versions = [d for d in detail.drafts if d.stage == stage]
+        count = f"{len(versions)} version{'s' if len(versions) != 1 else ''}"
+        a = approvals.get(stage)
+        if a and (i < at or detail.status == RunStatus.APPROVED):
+            lines.append(f":green[:material/check_circle:] **{label}**: v{a.draft.version} "
+                         f"approved by {escape_inline(a.action.actor)}, "
+                         f"{a.action.at:%d %b %H:%M} UTC · {count}")
+        elif i == at:
+            state = {RunStatus.REVIEW: "waiting for your review",
+                     RunStatus.QUEUED: "queued" if detail.next_node != "advance"
+                     else "approved; moving on", RunStatus.RUNNING: "agents at work",
+                     RunStatus.FAILED: "a step failed",
+                     RunStatus.REJECTED: "rejected"}.get(detail.status, detail.status)
+            lines.append(f":blue[:material/arrow_forward:] **{label}**: {state} · {count}, "
+                         f"iteration {detail.iteration} of {detail.max_iterations}")
+        else:
+            lines.append(f":gray[:material/radio_button_unchecked:] {label}: not started")
+    return lines
+
+
+def render_stage_history(detail: RunDetail) -> None:
+    st.markdown("  \n".join(stage_history_lines(detail)))
+
+
+def _approved_earlier(detail: RunDetail) -> None:
+    approvals = stage_approvals(detail)
+    for stage in STAGES:
+        a = approvals.get(stage)
+        if a is None or (stage == detail.stage and detail.status != RunStatus.APPROVED):
+            continue
+        if stage == detail.stage:
+            continue  # the approved final stage is the draft shown above
+        with st.expander(f"Approved {STAGE_LABELS[stage].lower()} (v{a.draft.version})"):
+            render_stage_output(detail, a.draft, editable=False)
+
+
+# -- CREATORS -----------------------------------------------------------------------------------
+
+
+def _summary(content: str) -> str:
+    m = re.search(r"^#[ \t]+.*\n+(.*?)(?=^##[ \t])", content, re.M | re.S)
+    return m.group(1).strip() if m else ""
+
+
+def _shortlist(detail: RunDetail, draft: DraftView, *, editable: bool) -> None:
+    entries = shortlist_from_text(draft.content)
+    summary = _summary(draft.content)
+    if summary:
+        st.markdown(escape(summary))
+    st.markdown(f"**Shortlist: {len(entries)} creator{'s' if len(entries) != 1 else ''}** "
+                f"(asked for {detail.input.get('num_creators', '?')})")
+    for i, e in enumerate(entries, 1):
+        st.markdown(creator_card(i, e))
+    unknown = [e.handle for e in entries if not e.in_directory]
+    if unknown:
+        st.warning("Not in the creator directory: " + ", ".join(escape_inline(h) for h in unknown),
+                   icon=":material/person_search:")
+    others = table_rows(next((b for k, b in sections(draft.content).items()
+                              if "also considered" in k), ""))
+    if others:
+        st.caption("Also considered")
+        st.dataframe([{"Creator": r[0], "Name": r[1] if len(r) > 1 else "",
+                       "Niche": r[2] if len(r) > 2 else "", "Match": r[3] if len(r) > 3 else "",
+                       "Notes": r[4] if len(r) > 4 else ""} for r in others],
+                     hide_index=True, width="stretch")
+    if editable:
+        _shortlist_editor(detail, draft, [e.handle for e in entries])
+
+
+def creator_card(i: int, e: ShortlistEntry) -> str:
+    """One shortlisted creator as two Markdown lines: who, and why (all text escaped)."""
+    if not e.in_directory:
+        head = f"**{i}. {escape_inline(e.handle)}** :orange-badge[not in the directory]"
+    else:
+        facts = [e.name, e.platform.title(), f"{e.audience_size:,} followers", e.location,
+                 f"{e.engagement_rate:.1f}% engagement", f"fee ${e.fee_usd:,.0f}",
+                 f"contact by {LABELS.get(e.contact_channel, e.contact_channel)}"]
+        match = f" :blue-badge[match {e.match_pct}%]" if e.match_pct is not None else ""
+        head = (f"**{i}. {escape_inline(e.handle)}**{match}  \n"
+                + " · ".join(escape_inline(f) for f in facts if f))
+    why = f"  \n:gray[{escape_inline(e.reasons)}]" if e.reasons else ""
+    return head + why
+
+
+def _shortlist_editor(detail: RunDetail, draft: DraftView, current: list[str]) -> None:
+    actor = reviewer()
+    can = (detail.status == RunStatus.REVIEW and draft.id == detail.current_draft_id
+           and bool(actor))
+    if not can:
+        return
+    directory = {c.handle: c for c in list_creators()}
+    with st.form(f"shortlist_{detail.id}_{draft.id}"):
+        st.markdown("**Change the shortlist**")
+        left, right = st.columns(2)
+        remove = left.multiselect("Remove", current, key=f"sl_remove_{draft.id}")
+        add = right.multiselect(
+            "Add from the directory", [h for h in directory if h not in current],
+            key=f"sl_add_{draft.id}",
+            format_func=lambda h: f"{h} · {directory[h].niche} · {directory[h].location}")
+        st.caption("Saved as your version of the shortlist; the Evaluator re-scores it and the "
+                   "OUTREACH stage writes to exactly the creators you approve.")
+        ok = st.form_submit_button("Save shortlist", icon=":material/group_add:")
+    if ok:
+        if not add and not remove:
+            st.info("Choose creators to add or remove first.")
+            return
+        try:
+            edit_shortlist(run_id=detail.id, actor=actor, add=add, remove=remove,
+                           expected_version=detail.version)
+        except ServiceError as exc:
+            st.error(str(exc), icon=":material/error:")
+            return
+        st.session_state[FLASH] = (f"Saved your shortlist ({len(add)} added, {len(remove)} "
+                                   "removed). The Evaluator is re-scoring it.")
+        st.rerun()
+
+
+# -- OUTREACH -----------------------------------------------------------------------------------
+
+
+def _outreach(detail: RunDetail, draft: DraftView) -> None:
+    brand = str(detail.input.get("brand_name") or "")
+    doc = parse_outreach(draft.content)
+    creators = doc.creators()
+    channels = list(detail.input.get("channels", []))
+    st.markdown(f"**{len(doc.messages)} messages** to {len(creators)} creator"
+                f"{'s' if len(creators) != 1 else ''}, as each will appear on its channel.")
+    missing = [(h, c) for h in (doc.shortlist or [h for h, _ in creators]) for c in channels
+               if doc.get(h, c) is None]
+    if missing:
+        st.warning("No message yet for " + ", ".join(
+            f"{escape_inline(h)} on {escape_inline(c)}" for h, c in missing[:8])
+            + (" and more" if len(missing) > 8 else ""), icon=":material/mail_lock:")
+    for label in doc.unknown_channels:
+        st.warning(f"“{escape_inline(label)}” is not a channel; use SMS, Email, WhatsApp, "
+                   "Teams or Instagram DM as the ### heading.", icon=":material/help:")
+    if not creators:
+        st.markdown(escape(draft.content))
+        return
+    tabs = st.tabs([h for h, _ in creators])
+    for tab, (handle, name) in zip(tabs, creators, strict=True):
+        with tab:
+            if name:
+                st.caption(f"To {escape_inline(name)} ({escape_inline(handle)})")
+            for m in (x for x in doc.messages if x.handle == handle):
+                _message(m, m.formatted(brand), draft)
+
+
+def _meta(f: FormattedMessage) -> str:
+    bits = [f"{f.length:,}" + (f" of {f.limit:,}" if f.limit else "") + " characters"]
+    if len(f.parts) > 1:
+        bits.append(f"sent as {len(f.parts)} parts")
+    return " · ".join(bits)
+
+
+def _message(m: Message, f: FormattedMessage, draft: DraftView) -> None:
+    with st.container(border=True):
+        st.markdown(f"{ICONS.get(f.channel, '')} **{escape_inline(f.label)}** · "
+                    f":gray[{escape_inline(_meta(f))}]")
+        if f.channel == "email":
+            st.markdown(f"**Subject:** {escape_inline(f.subject or '(no subject)')}")
+            st.divider()
+            st.markdown(demote_headings(f.text, by=3))
+        elif f.channel == "teams":
+            with st.container(border=True):
+                st.markdown(f"**{escape_inline(f.title or '(no title)')}**")
+                for s in f.sections:
+                    if s.heading:
+                        st.markdown(f"**{escape_inline(s.heading)}**")
+                    if s.text:
+                        st.markdown(demote_headings(s.text, by=3))
+        elif f.channel == "whatsapp":
+            with st.chat_message("brand", avatar=ICONS["whatsapp"]):
+                st.markdown(whatsapp_preview(f.text))
+        else:
+            for p in f.parts or []:
+                with st.chat_message("brand", avatar=ICONS.get(f.channel)):
+                    st.text(p.text)
+            if not f.parts:
+                st.text(f.text)
+        for problem in f.problems:
+            st.error(escape_inline(problem), icon=":material/rule:")
+        for flag in draft.flags:
+            if m.start <= flag.start < max(m.end, m.start + 1):
+                st.error(f"**{escape_inline(flag.category.replace('_', ' ').capitalize())}**: "
+                         f"“{escape_inline(flag.text)}”", icon=":material/flag:")
+
+
+_WA = re.compile(r"(?<![\w*])\*(?=\S)([^*\n]+?)(?<=\S)\*(?![\w*])"
+                 r"|(?<![\w_])_(?=\S)([^_\n]+?)(?<=\S)_(?![\w_])"
+                 r"|(?<![\w~])~(?=\S)([^~\n]+?)(?<=\S)~(?![\w~])")
+
+
+def whatsapp_preview(text: str) -> str:
+    """WhatsApp text as Markdown that shows what the phone shows: *bold*, _italic_, ~strike~
+    styled, everything else literal."""
+    out, pos = [], 0
+    for m in _WA.finditer(text):
+        out.append(escape(text[pos:m.start()]))
+        bold, italic, strike = m.groups()
+        if bold is not None:
+            out.append(f"**{escape_inline(bold)}**")
+        elif italic is not None:
+            out.append(f"_{escape_inline(italic)}_")
+        else:
+            out.append(f"~~{escape_inline(strike)}~~")
+        pos = m.end()
+    out.append(escape(text[pos:]))
+    return "".join(out)
+
+
+# -- export -------------------------------------------------------------------------------------
+
+
+def _csv(detail: RunDetail) -> None:
+    if not any(d.stage == "outreach" for d in detail.drafts):
+        return
+    approved = "outreach" in stage_approvals(detail)
+    st.download_button(
+        "Messages as CSV (per creator and channel)" if approved
+        else "Messages as CSV (not approved yet)",
+        data=export_campaign_csv(detail.id), file_name=f"draftroom-run-{detail.id}-messages.csv",
+        mime="text/csv", icon=":material/table:", key=f"csv_{detail.id}", on_click="ignore")
