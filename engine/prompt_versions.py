@@ -11,7 +11,7 @@ import difflib
 from datetime import datetime
 
 from pydantic import BaseModel
-from sqlalchemy import ColumnElement, case, distinct, func, update
+from sqlalchemy import ColumnElement, and_, case, distinct, func, update
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
@@ -122,6 +122,13 @@ def _spec(agent: str) -> tuple[str, StageSpec, AgentSpec, bool]:
             return row
     known = ", ".join(s.name for _, _, s, _ in _specs())
     raise NotFound(f"There is no agent {agent!r}; agents: {known}.")
+
+
+def _stages(agent: str) -> list[str]:
+    """The stages the agent works in (a critic may review several)."""
+    kind = _spec(agent)[0]
+    return [st.name for st in PIPELINES[kind].stages
+            if agent == st.drafter.name or agent in {c.name for c in st.critics}]
 
 
 def list_agents() -> list[AgentInfo]:
@@ -287,26 +294,29 @@ def compare_versions(agent: str) -> list[VersionOutcome]:
                    func.sum(case((Run.status == RunStatus.APPROVED, 1), else_=0)),
                    func.sum(case((Run.status == RunStatus.REJECTED, 1), else_=0)))
             .join(Run, col(Run.id) == used.c.run_id).group_by(used.c.v)).all()
+        stages = _stages(agent)
+        mine = and_(Draft.author_kind == "agent", col(Draft.stage).in_(stages))
         scores = s.exec(
             select(used.c.v, Score.name, func.avg(Score.value), func.count(distinct(Draft.id)))
             .join(Draft, Draft.run_id == used.c.run_id)
             .join(Score, Score.draft_id == Draft.id)
-            .where(Draft.author_kind == "agent")
-            .group_by(used.c.v, Score.name)).all()
+            .where(mine).group_by(used.c.v, Score.name)).all()
         scored = s.exec(
             select(used.c.v, func.count(distinct(Draft.id)))
             .join(Draft, Draft.run_id == used.c.run_id)
             .join(Score, Score.draft_id == Draft.id)
-            .where(Draft.author_kind == "agent").group_by(used.c.v)).all()
-        # The first decide that found every threshold met, per run: its iteration is the
-        # number of agent drafts it took.
-        first_pass = (select(Step.run_id.label("run_id"), func.min(Step.iteration).label("it"))
-                      .where(Step.node == "decide", Step.status == "done",
-                             col(Step.detail).like("thresholds met%"))
-                      .group_by(Step.run_id).subquery())
+            .where(mine).group_by(used.c.v)).all()
+        # The first decide (by step order) that found every threshold met in a stage this
+        # agent works in: its iteration is the number of agent drafts it took.
+        met = and_(Step.node == "decide", Step.status == "done", col(Step.stage).in_(stages),
+                   col(Step.detail).like("thresholds met%"))
+        first = (select(Step.run_id.label("run_id"), func.min(Step.seq).label("seq"))
+                 .where(met).group_by(Step.run_id).subquery())
         passes = s.exec(
-            select(used.c.v, func.count(first_pass.c.run_id), func.avg(first_pass.c.it))
-            .join(first_pass, first_pass.c.run_id == used.c.run_id).group_by(used.c.v)).all()
+            select(used.c.v, func.count(Step.run_id), func.avg(Step.iteration))
+            .join(first, first.c.run_id == used.c.run_id)
+            .join(Step, and_(Step.run_id == first.c.run_id, Step.seq == first.c.seq))
+            .group_by(used.c.v)).all()
         costs = s.exec(
             select(used.c.v, func.coalesce(func.sum(LLMCall.cost_usd), 0.0))
             .join(LLMCall, LLMCall.run_id == used.c.run_id).group_by(used.c.v)).all()

@@ -21,6 +21,7 @@ from engine.errors import InvalidInput, NotFound
 from engine.leases import claim_run
 from engine.llm.offline import OfflineBackend
 from engine.pipelines.protocol import DRAFTER_PROMPT, SAFETY_PROMPT, THRESHOLDS
+from engine.pipelines.registry import PIPELINES
 from engine.supervisor import Supervisor
 from tests.factories import INTENT
 from ui.prompt_figures import comparison_figure, comparison_rows
@@ -145,7 +146,7 @@ def _seed() -> dict[str, int]:
     return runs
 
 
-def _direct(agent: str) -> dict[int, dict]:
+def _direct(agent: str, stages: tuple[str, ...] = ("draft",)) -> dict[int, dict]:
     """The comparison computed in Python from the rows, one obvious step at a time."""
     with session_scope() as s:
         all_calls = list(s.exec(select(LLMCall)))
@@ -163,13 +164,14 @@ def _direct(agent: str) -> dict[int, dict]:
         out.setdefault(key, {"runs": set()})["runs"].add(c.run_id)
     for row in out.values():
         ids = row["runs"]
-        agent_drafts = {d.id for d in drafts if d.run_id in ids and d.author_kind == "agent"}
+        agent_drafts = {d.id for d in drafts if d.run_id in ids and d.author_kind == "agent"
+                        and d.stage in stages}
         mine = [sc for sc in scores if sc.draft_id in agent_drafts]
         row["mean"] = {n: mean(sc.value for sc in mine if sc.name == n)
                        for n in {sc.name for sc in mine}}
         passes = [st for st in steps if st.run_id in ids and st.node == "decide"
-                  and (st.detail or "").startswith("thresholds met")]
-        firsts = [min(st.iteration for st in passes if st.run_id == r)
+                  and st.stage in stages and (st.detail or "").startswith("thresholds met")]
+        firsts = [min((st.seq, st.iteration) for st in passes if st.run_id == r)[1]
                   for r in {st.run_id for st in passes}]
         row["passed"] = len(firsts)
         row["iters"] = mean(firsts) if firsts else None
@@ -189,15 +191,8 @@ def any_db(request: pytest.FixtureRequest) -> str:
         pytest.skip("no PostgreSQL fixture in this suite")
 
 
-def test_comparison_matches_a_direct_computation(any_db: str) -> None:
-    runs = _seed()
-    got = {o.version: o for o in pv.compare_versions("drafter")}
-    want = _direct("drafter")
-    assert set(got) == {2, 1, pv.CODE_DEFAULT, pv.RUN_TEXT}
-    assert [o.label for o in pv.compare_versions("drafter")] == [
-        "v2", "v1", "code default", "per-run text"]
-    assert got[2].active and not got[1].active and not got[pv.CODE_DEFAULT].active
-    assert got[2].runs == 2 and got[1].runs == 2 and got[pv.CODE_DEFAULT].runs == 1
+def _assert_matches(got: dict[int, pv.VersionOutcome], want: dict[int, dict]) -> None:
+    assert set(want) <= set(got)
     for key, w in want.items():
         o = got[key]
         assert o.runs == len(w["runs"])
@@ -212,6 +207,18 @@ def test_comparison_matches_a_direct_computation(any_db: str) -> None:
         assert o.approval_rate == (pytest.approx(w["approved"] / decided) if decided else None)
         assert o.cost_per_approved == (pytest.approx(w["cost"] / w["approved"])
                                        if w["approved"] else None)
+
+
+def test_comparison_matches_a_direct_computation(any_db: str) -> None:
+    runs = _seed()
+    got = {o.version: o for o in pv.compare_versions("drafter")}
+    want = _direct("drafter")
+    assert set(got) == {2, 1, pv.CODE_DEFAULT, pv.RUN_TEXT}
+    assert [o.label for o in pv.compare_versions("drafter")] == [
+        "v2", "v1", "code default", "per-run text"]
+    assert got[2].active and not got[1].active and not got[pv.CODE_DEFAULT].active
+    assert got[2].runs == 2 and got[1].runs == 2 and got[pv.CODE_DEFAULT].runs == 1
+    _assert_matches(got, want)
     assert got[1].approval_rate == 0.5 and got[2].approval_rate == 1.0
     assert got[pv.RUN_TEXT].approved == 0 and got[pv.RUN_TEXT].cost_per_approved is None
     # Critics were never versioned: all their runs sit with the code default.
@@ -269,3 +276,26 @@ def test_prompts_page_saves_activates_and_compares(db_url: str,
     assert pv.agent_info("drafter").active_version is None
     assert at.dataframe  # the comparison table is drawn
     assert any("+You are the Drafter. Be brief and warm." in c.value for c in at.code)
+
+
+def test_campaign_agents_are_compared_in_the_stages_they_work_in(db_url: str) -> None:
+    from engine.brands import list_brands
+
+    brand = list_brands()[0]
+    data = {"brand_id": brand.id, "brand_name": brand.name, "goal": "Fill weekend brunch",
+            "audience": "Students nearby", "budget": 3000, "channels": ["email", "sms"],
+            "num_creators": 2}
+    pv.save_version(agent="brief_writer", text="Brief writer v1", actor="mia", activate=True)
+    for approve_stages in (0, 1, 2):
+        run_id = service.start_run(kind="campaign", input=data, actor="mia")
+        assert drive(run_id) == "awaiting_review"
+        for _ in range(approve_stages):  # approve a stage; the next one is drafted
+            service.approve(run_id=run_id, actor="mia")
+            assert drive(run_id) == "awaiting_review"
+    brief = {o.version: o for o in pv.compare_versions("brief_writer")}
+    assert brief[1].runs == 3 and brief[pv.CODE_DEFAULT].runs == 0
+    _assert_matches(brief, _direct("brief_writer", ("brief",)))
+    stages = tuple(st.name for st in PIPELINES["campaign"].stages)
+    evaluator = {o.version: o for o in pv.compare_versions("evaluator")}
+    assert evaluator[pv.CODE_DEFAULT].runs == 3
+    _assert_matches(evaluator, _direct("evaluator", stages))
