@@ -193,6 +193,10 @@ _BOILERPLATE = [re.compile(p, re.I) for p in (
     r"^(to|for|about|that|which|on|around|targeting|addressing)\s+",
     r"^(help(s|ing)?|support(s|ing)?|teach(es|ing)?)\s+",
     r"^(my|our|the|their)\s+",
+    # "a university student manage ..." -> "manage ..." (the person, then what they face)
+    r"^((a|an|one|some|the)\s+)?([\w-]+\s+){0,2}?(clients?|patients?|students?|people|persons?|"
+    r"teens?|teenagers?|adults?|users?|kids|children|individuals|adolescents|parents?|"
+    r"veterans?|workers?|employees?|nurses?|carers?|caregivers?)\s+",
     r"^(clients?|patients?|students?|people|persons?|teens?|teenagers?|adults?|users?|"
     r"someone|kids|children|individuals|folks|adolescents)\s+",
     r"^(who|that)\s+(are|is|have|has|struggles?|deal|deals|experiences?|suffers?|get|gets)"
