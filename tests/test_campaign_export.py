@@ -33,7 +33,7 @@ def test_an_approved_campaign_exports_plan_and_messages(db_url: str) -> None:
     plan = d.draft(d.approved_draft_id)
     handles = {r["creator_handle"] for r in rows}
     assert len(rows) == 9 and len(handles) == 3
-    assert all(f"| {h} |" in plan.content for h in handles)  # type: ignore[union-attr]
+    assert all(f"| {h} (" in plan.content for h in handles)  # type: ignore[union-attr]
     assert {r["channel"] for r in rows} == {"SMS", "Email", "Teams"}
     sms = next(r for r in rows if r["channel"] == "SMS")
     assert "**" not in sms["text"] and int(sms["parts"]) >= 2 and sms["limit"] == "1600"

@@ -175,7 +175,7 @@ def test_the_persons_shortlist_survives_into_outreach_and_plan(db_url: str) -> N
         (h, c) for h in chosen for c in ("email", "sms", "whatsapp")}
     d = approve_and_advance(run_id)
     for h in chosen:
-        assert f"| {h} |" in d.current.content  # type: ignore[union-attr]
+        assert f"| {h} (" in d.current.content  # type: ignore[union-attr]
     assert dropped not in d.current.content  # type: ignore[union-attr]
 
 

@@ -236,11 +236,9 @@ def _message(m: Message, f: FormattedMessage, draft: DraftView) -> None:
             with st.chat_message("brand", avatar=ICONS["whatsapp"]):
                 st.markdown(whatsapp_preview(f.text))
         else:
-            for p in f.parts or []:
+            for text in [p.text for p in f.parts] or [f.text]:
                 with st.chat_message("brand", avatar=ICONS.get(f.channel)):
-                    st.text(p.text)
-            if not f.parts:
-                st.text(f.text)
+                    st.text(text)
         for problem in f.problems:
             st.error(escape_inline(problem), icon=":material/rule:")
         for flag in draft.flags:

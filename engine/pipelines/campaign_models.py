@@ -253,10 +253,11 @@ def _cell(text: str) -> str:
 def render_plan(d: PlanDraft) -> str:
     schedule = "| When | Activity |\n|---|---|\n" + "\n".join(
         f"| {_cell(s.when)} | {_cell(s.activity)} |" for s in d.schedule)
-    deliverables = ("| Creator | Name | Deliverables | Post window | Fee (USD) | Contact via |\n"
-                    "|---|---|---|---|---:|---|\n" + "\n".join(
-                        f"| {_cell(c.creator_handle)} | {_cell(c.creator_name)} | "
-                        f"{_cell(c.deliverables)} | {_cell(c.post_window)} | "
+    deliverables = ("| Creator | Deliverables | Post window | Fee (USD) | Contact via |\n"
+                    "|---|---|---|---:|---|\n" + "\n".join(
+                        f"| {_cell(c.creator_handle)}"
+                        + (f" ({_cell(c.creator_name)})" if c.creator_name else "")
+                        + f" | {_cell(c.deliverables)} | {_cell(c.post_window)} | "
                         f"{_money(c.fee_usd)} | "
                         f"{_cell(LABELS.get(c.contact_channel, c.contact_channel))} |"
                         for c in d.deliverables))

@@ -781,7 +781,7 @@ def _evaluate_plan(r: _Rubric, task: ReviewTask) -> None:
         rows = table_rows(found["Deliverables per creator"] or "")
         if not rows:
             r.lose("completion", 2, "List the deliverables per creator as a table.", "critical")
-        elif any(amount(cell) is None for row in rows for cell in row[4:5]):
+        elif any(len(row) < 4 or amount(row[3]) is None for row in rows):
             r.lose("completion", 1, "Give every creator a fee.")
     if found["KPIs"] and not re.search(r"\d", found["KPIs"]):
         r.lose("completion", 1, "Give every KPI a numeric target.")
