@@ -1,40 +1,44 @@
-"""Answers for the fake OpenAI server that play the protocol team: a drafter whose drafts
-number themselves, and critics whose clinical score rises with each review, so a run takes
-a known number of iterations."""
+"""Answers for the fake OpenAI server that play the protocol team. Everything follows the
+request's text, never a call counter, so a call cut off by a killed process and made again
+gets the same answer: draft N+1 follows draft N, and the Clinical Critic scores draft N with
+clinical_scores[N-1] (the last value for later drafts)."""
 
 from __future__ import annotations
 
-import itertools
-import threading
+import re
 from typing import Any
+
+_DRAFT_NO = re.compile(r"draft (\d+)")
 
 
 class ProtocolTeam:
     def __init__(self, clinical_scores: list[float] | None = None) -> None:
         self.clinical = clinical_scores or [0.5, 0.6, 0.9]
-        self._drafts = itertools.count(1)
-        self._reviews = itertools.count(0)
-        self._lock = threading.Lock()
+
+    @staticmethod
+    def _draft_no(text: str) -> int:
+        found = _DRAFT_NO.findall(text)
+        return int(found[-1]) if found else 0
 
     def __call__(self, request: dict[str, Any]) -> dict[str, Any] | None:
         system = request["messages"][0]["content"]
-        with self._lock:
-            if "You are the Drafter" in system:
-                n = next(self._drafts)
-                return {
-                    "title": f"Paced breathing, draft {n}",
-                    "purpose": "It is understandable to feel panic; this helps you slow down.",
-                    "steps": ["Breathe in for four.", "Breathe out for six.", "Repeat for two minutes.",
-                              "Notice how your body feels."],
-                    "reflection": ["What did you notice?", "When will you practise next?"],
-                    "safety_note": "If you feel unsafe, call or text 988 or contact your clinician.",
-                }
-            if "Safety Guardian" in system:
-                return {"safety": 0.95, "notes": []}
-            if "Clinical Critic" in system:
-                i = next(self._reviews)
-                score = self.clinical[min(i, len(self.clinical) - 1)]
-                return {"empathy": 0.9, "clinical": score,
-                        "notes": [{"target": "drafter", "priority": "warning",
-                                   "text": "Make the steps more concrete."}]}
+        user = request["messages"][-1]["content"]
+        if "You are the Drafter" in system:
+            n = self._draft_no(user) + 1  # the previous draft, if any, is in the prompt
+            return {
+                "title": f"Paced breathing, draft {n}",
+                "purpose": "It is understandable to feel panic; this helps you slow down.",
+                "steps": ["Breathe in for four.", "Breathe out for six.", "Repeat for two minutes.",
+                          "Notice how your body feels."],
+                "reflection": ["What did you notice?", "When will you practise next?"],
+                "safety_note": "If you feel unsafe, call or text 988 or contact your clinician.",
+            }
+        if "Safety Guardian" in system:
+            return {"safety": 0.95, "notes": []}
+        if "Clinical Critic" in system:
+            n = max(1, self._draft_no(user))
+            score = self.clinical[min(n, len(self.clinical)) - 1]
+            return {"empathy": 0.9, "clinical": score,
+                    "notes": [{"target": "drafter", "priority": "warning",
+                               "text": "Make the steps more concrete."}]}
         return None
