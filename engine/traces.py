@@ -140,11 +140,14 @@ _CALL_COLS = (LLMCall.id, LLMCall.step_id, LLMCall.agent, LLMCall.backend, LLMCa
               LLMCall.started_at)
 
 
-def recent_runs(*, limit: int = 300) -> list[RunChoice]:
-    """Newest runs first, for a picker."""
+def recent_runs(*, limit: int = 300, include: int | None = None) -> list[RunChoice]:
+    """Newest runs first, for a picker; `include` (a run opened from a link) comes first
+    when it is older than those."""
+    cols = (Run.id, Run.kind, Run.title, Run.status, Run.created_at)
     with session_scope() as s:
-        rows = s.exec(select(Run.id, Run.kind, Run.title, Run.status, Run.created_at)
-                      .order_by(col(Run.id).desc()).limit(limit)).all()
+        rows = list(s.exec(select(*cols).order_by(col(Run.id).desc()).limit(limit)).all())
+        if include is not None and include not in {r[0] for r in rows}:
+            rows = list(s.exec(select(*cols).where(Run.id == include)).all()) + rows
     return [RunChoice(id=r[0], kind=r[1], title=r[2], status=r[3], created_at=r[4]) for r in rows]
 
 

@@ -15,6 +15,7 @@ from ui import reviewer
 from ui.budget_banner import budget_banner
 from ui.format import STATUS
 from ui.ops_figures import (
+    compact,
     cost_bars_figure,
     error_rate_figure,
     latency_figure,
@@ -62,7 +63,7 @@ st.caption("Every LLM call, of either backend, summed in the database. Days are 
 budget_banner()
 
 today = datetime.now(UTC).date()
-c_date, c_kind, c_model, c_agent, c_stage = st.columns([2, 1, 2, 2, 1])
+c_date, c_kind, c_model, c_agent, c_stage = st.columns([3, 2, 3, 3, 2])
 picked = c_date.date_input("Dates (UTC)", value=(today - timedelta(days=29), today),
                            max_value=today, key="costs_dates")
 start, end = (picked if isinstance(picked, tuple) and len(picked) == 2
@@ -89,14 +90,15 @@ m = st.columns(7)
 m[0].metric("Spend", usd(tot.cost_usd),
             help="Priced calls only. Calls of models without a price are counted apart: "
                  "their cost is unknown, not $0.")
-m[1].metric("Calls", f"{tot.calls:,}")
+m[1].metric("Calls", compact(tot.calls), help=f"{tot.calls:,} LLM calls")
 m[2].metric("Error rate", f"{(tot.error_rate or 0):.1%}", help=f"{tot.errors:,} failed calls")
-m[3].metric("Input tokens", f"{tot.prompt_tokens:,}",
-            help=f"{tot.cached_tokens:,} of them cached (billed at the cached rate, once)")
-m[4].metric("Output tokens", f"{tot.completion_tokens:,}")
-m[5].metric("Cost per run", usd(econ.cost_per_run) if econ.runs else "–",
+m[3].metric("Input tokens", compact(tot.prompt_tokens),
+            help=f"{tot.prompt_tokens:,}, of which {tot.cached_tokens:,} cached (billed once, "
+                 "at the cached rate)")
+m[4].metric("Output tokens", compact(tot.completion_tokens), help=f"{tot.completion_tokens:,}")
+m[5].metric("Per run", usd(econ.cost_per_run) if econ.runs else "–",
             help=f"Spend ÷ {econ.runs:,} runs started in the range")
-m[6].metric("Cost per approved draft",
+m[6].metric("Per approved draft",
             usd(econ.cost_per_approved_draft) if econ.approved_drafts else "–",
             help=f"Spend ÷ {econ.approved_drafts:,} drafts approved in the range")
 if tot.unpriced:
@@ -108,28 +110,16 @@ left, right = st.columns(2)
 left.plotly_chart(spend_by_day_figure(load("by_day", f, split), split=split), key="fig_spend")
 right.plotly_chart(tokens_by_day_figure(load("by_day", f)), key="fig_tokens")
 
-tabs = st.tabs(["By model", "By agent", "By kind", "By stage"])
-for tab, dim in zip(tabs, ("model", "agent", "kind", "stage"), strict=True):
-    with tab:
-        df = load("breakdown", f, dim)
-        a, b = st.columns([3, 2])
-        a.plotly_chart(cost_bars_figure(df, dim), key=f"fig_by_{dim}")
-        b.dataframe(df[[dim, "cost_usd", "calls", "error_rate", "unpriced", "tokens"]],
-                    hide_index=True, column_config={
-                        "cost_usd": st.column_config.NumberColumn("Spend", format="$%.4f"),
-                        "error_rate": st.column_config.NumberColumn("Errors", format="percent"),
-                        "unpriced": st.column_config.NumberColumn("Unpriced calls"),
-                    })
+# One breakdown chart at a time: each Plotly chart costs the browser a redraw.
+dim = st.segmented_control("Spend by", ["model", "agent", "kind", "stage"], default="model",
+                           key="costs_dim") or "model"
+df = load("breakdown", f, dim)
+st.plotly_chart(cost_bars_figure(df, dim), key="fig_breakdown")
 
 left, right = st.columns([3, 2])
 lat = load("latency", f)
 left.plotly_chart(latency_figure(lat), key="fig_latency")
 right.plotly_chart(error_rate_figure(load("breakdown", f, "model")), key="fig_errors")
-with st.expander("Latency table (every call, errors included; within ~4% of exact)"):
-    st.dataframe(lat, hide_index=True, column_config={
-        c: st.column_config.NumberColumn(c.replace("_ms", " (ms)"), format="%.0f")
-        for c in ("p50_ms", "p95_ms", "p99_ms")})
-
 st.subheader("Most expensive runs")
 top: pd.DataFrame = load("top_runs", f)
 st.caption("Runs started in the range, by whole-run cost"
@@ -151,10 +141,10 @@ if not top.empty:
         "filtered_cost_usd": st.column_config.NumberColumn("Filtered", format="$%.4f"),
     })
 
-table: pd.DataFrame = load("table", f)
-with st.expander(f"Filtered table: {len(table):,} rows (day × kind × model × agent × stage)"):
-    st.dataframe(table, hide_index=True)
+# The filtered table goes out as CSV only: drawing thousands of rows would slow the page.
 st.download_button(
-    "Download CSV", data=table.to_csv(index=False).encode(), mime="text/csv",
-    file_name=f"draftroom-costs-{f.start}-{f.end}.csv", icon=":material/download:",
-    help="The filtered table above, one row per day, kind, model, agent and stage.")
+    "Download CSV of the filtered table", data=lambda: ops.table(f).to_csv(index=False),
+    mime="text/csv", file_name=f"draftroom-costs-{f.start}-{f.end}.csv",
+    icon=":material/download:",
+    help="One row per day, kind, model, agent and stage, with calls, errors, unpriced calls, "
+         "spend, tokens and mean latency: the numbers behind every chart above.")

@@ -15,7 +15,7 @@ from ui import reviewer
 from ui.format import STATUS
 from ui.ops_figures import seconds, trace_timeline_figure, usd
 
-WINDOW = 40  # steps drawn at once; a long run gets a slider
+WINDOW = 25  # steps drawn at once; a long run gets a slider
 CALL_KEY = "trace_call"
 
 
@@ -28,7 +28,7 @@ def _run_label(c: traces.RunChoice | None, run_id: int) -> str:
 def _pick_run() -> int | None:
     raw = st.query_params.get("run")
     wanted = int(raw) if raw and raw.isdigit() else None
-    choices = {c.id: c for c in traces.recent_runs(limit=300)}
+    choices = {c.id: c for c in traces.recent_runs(limit=300, include=wanted)}
     ids = list(choices)
     if wanted is not None and wanted not in choices:
         ids.insert(0, wanted)
@@ -49,16 +49,16 @@ def _call_label(c: traces.CallSpan, seq: dict[int | None, int]) -> str:
 
 def _show_call(call_id: int) -> None:
     d = traces.call_detail(call_id)
-    cols = st.columns(6)
-    cols[0].metric("Model", d.model)
-    cols[1].metric("Latency", seconds(d.latency_ms))
-    cols[2].metric("Input tokens", f"{d.prompt_tokens:,}", help=f"{d.cached_tokens:,} cached")
-    cols[3].metric("Output tokens", f"{d.completion_tokens:,}")
-    cols[4].metric("Cost", usd(d.cost_usd) if d.status == "ok" else "–",
+    st.markdown(f"**{d.agent}** · `{d.model}` ({d.backend}) · stage {d.stage} · started "
+                f"{d.started_at:%Y-%m-%d %H:%M:%S} UTC · {d.attempts} attempt(s)")
+    cols = st.columns(5)
+    cols[0].metric("Latency", seconds(d.latency_ms))
+    cols[1].metric("Input tokens", f"{d.prompt_tokens:,}", help=f"{d.cached_tokens:,} cached")
+    cols[2].metric("Output tokens", f"{d.completion_tokens:,}")
+    cols[3].metric("Cost", usd(d.cost_usd) if d.status == "ok" else "–",
                    help="Unpriced: this model has no price in the table." if d.cost_usd is None
                    else "With the price in force when the call was made.")
-    cols[5].metric("Prompt version", str(d.prompt_version) if d.prompt_version else "default",
-                   help=f"{d.attempts} attempt(s) · backend {d.backend}")
+    cols[4].metric("Prompt version", str(d.prompt_version) if d.prompt_version else "default")
     if d.status != "ok":
         st.error(f"**{d.status}**: {d.error}", icon=":material/error:")
     req, resp = st.columns(2)
@@ -114,6 +114,8 @@ if len(steps) > WINDOW:
                               value=(steps[0].seq, steps[WINDOW - 1].seq), key=f"win_{run_id}")
     steps = [s for s in steps if lo <= s.seq <= hi]
 if steps:
+    st.caption(f"Steps {steps[0].seq}–{steps[-1].seq} of {len(trace.steps)}, with their "
+               f"{sum(len(s.calls) for s in steps)} calls. Click a call to open it below.")
     event = st.plotly_chart(trace_timeline_figure(trace, steps=steps), key=f"tl_{run_id}",
                             on_select="rerun", selection_mode=("points",))
     clicked = [p.get("customdata") for p in (event.selection.points if event else [])]

@@ -262,9 +262,14 @@ def test_figures_label_unpriced_spend_and_never_draw_it_as_zero_dollars(seeded: 
 
     split = spend_by_day_figure(ops.by_day(ALL, split="kind"), split="kind")
     assert sorted(t.meta["series"] for t in split.data) == ["campaign", "protocol"]
-    lat = latency_figure(ops.latency_percentiles(ALL))
-    assert [t.meta["series"] for t in lat.data] == ["p50_ms", "p95_ms", "p99_ms"]
-    assert lat.layout.xaxis.type == "log"
+    pct = ops.latency_percentiles(ALL)
+    lat = latency_figure(pct).data[0]
+    assert len(lat.y) == pct["agent"].nunique() and len(lat.x) == pct["model"].nunique()
+    r = pct.iloc[0]
+    i, j = list(lat.y).index(r["agent"]), list(lat.x).index(r["model"])
+    assert lat.z[i][j] == pytest.approx(r["p95_ms"] / 1000)
+    assert lat.text[i][j] == (f"{r['p50_ms'] / 1000:.1f} / {r['p95_ms'] / 1000:.1f} / "
+                              f"{r['p99_ms'] / 1000:.1f}")
     err = error_rate_figure(df)
     assert max(err.data[0].x) == pytest.approx(df["error_rate"].max())
 

@@ -16,8 +16,10 @@ from ui.figures import PALETTE, plain
 
 ERROR_RED = "#dc2626"
 STEP_GREY = "#cbd5e1"
+STEP_FAILED = "#fca5a5"
+# Agents' colours on the timeline: no red or pink, which mean an error there.
+AGENT_PALETTE = ("#2563eb", "#059669", "#7c3aed", "#d97706", "#0891b2", "#65a30d", "#475569")
 TOKEN_COLORS = {"uncached input": "#2563eb", "cached input": "#93c5fd", "output": "#d97706"}
-PCT_COLORS = {"p50_ms": "#059669", "p95_ms": "#d97706", "p99_ms": "#dc2626"}
 _LAYOUT = {"margin": {"l": 10, "r": 10, "t": 40, "b": 10}, "hovermode": "closest",
            "legend": {"orientation": "h", "y": -0.15}}
 
@@ -34,6 +36,14 @@ def usd(value: float | None) -> str:
     if value >= 100:
         return f"${value:,.0f}"
     return f"${value:,.2f}" if value >= 1 else f"${value:.4f}"
+
+
+def compact(n: int | float) -> str:
+    """12,345 stays; 67,297,112 is 67.3M: a metric must fit its column."""
+    for size, suffix in ((1e9, "B"), (1e6, "M"), (1e5, "k")):
+        if abs(n) >= size:
+            return f"{n / (size if suffix != 'k' else 1e3):,.1f}{suffix}"
+    return f"{n:,.0f}"
 
 
 def seconds(ms: float | None) -> str:
@@ -122,21 +132,35 @@ def tokens_by_day_figure(df: pd.DataFrame) -> go.Figure:
 
 
 def latency_figure(df: pd.DataFrame) -> go.Figure:
-    """p50 / p95 / p99 latency per agent and model, on a log scale."""
-    title = "Latency per agent and model (p50 / p95 / p99)"
+    """A grid of agents (rows) by models (columns): each cell reads "p50 / p95 / p99" in
+    seconds and is coloured by its p95, so a slow pair stands out at a glance."""
+    title = "Latency per agent and model: p50 / p95 / p99 (s), colour by p95"
     if df.empty:
         return _empty(title)
-    labels = [f"{plain(a)} · {plain(m)}" for a, m in zip(df["agent"], df["model"], strict=True)]
-    fig = go.Figure([
-        go.Bar(x=list(df[col] / 1000), y=labels, orientation="h", name=col[:3],
-               meta={"series": col}, marker={"color": color},
-               customdata=list(df["calls"]),
-               hovertemplate=f"%{{y}} {col[:3]}: %{{x:.2f}} s · %{{customdata:,}} calls"
-                             "<extra></extra>")
-        for col, color in PCT_COLORS.items()])
-    fig.update_layout(title=title, barmode="group", xaxis={"type": "log", "title": "seconds"},
-                      yaxis={"autorange": "reversed"},
-                      height=max(260, 80 + 36 * len(labels)), **_LAYOUT)
+    agents = sorted(df["agent"].unique())
+    models = sorted(df["model"].unique())
+    cell = {(r.agent, r.model): r for r in df.itertuples()}
+    z: list[list[float | None]] = []
+    text: list[list[str]] = []
+    hover: list[list[str]] = []
+    for a in agents:
+        rows = [cell.get((a, m)) for m in models]
+        z.append([r.p95_ms / 1000 if r else None for r in rows])
+        text.append([f"{r.p50_ms / 1000:.1f} / {r.p95_ms / 1000:.1f} / {r.p99_ms / 1000:.1f}"
+                     if r else "" for r in rows])
+        hover.append([f"{plain(a)} · {plain(m)}<br>p50 {seconds(r.p50_ms)} · p95 "
+                      f"{seconds(r.p95_ms)} · p99 {seconds(r.p99_ms)}<br>{r.calls:,} calls"
+                      if r else "" for m, r in zip(models, rows, strict=True)])
+    fig = go.Figure(go.Heatmap(
+        z=z, x=[plain(m) for m in models], y=[plain(a) for a in agents], text=text,
+        texttemplate="%{text}", textfont={"size": 11}, customdata=hover,
+        hovertemplate="%{customdata}<extra></extra>", colorscale="YlOrRd",
+        colorbar={"title": {"text": "p95 s"}, "thickness": 12}, xgap=2, ygap=2,
+        meta={"cells": len(df)},
+    ))
+    fig.update_layout(title=title, height=max(260, 110 + 44 * len(agents)),
+                      yaxis={"autorange": "reversed"}, xaxis={"side": "top"},
+                      **{**_LAYOUT, "margin": {"l": 10, "r": 10, "t": 80, "b": 10}})
     return fig
 
 
@@ -262,27 +286,32 @@ def trace_timeline_figure(trace: RunTrace, *, steps: list[StepSpan] | None = Non
     order = ["step", "step failed"] + agents + ["error"]
     for series in sorted(bars, key=order.index):
         b = bars[series]
-        color = (STEP_GREY if series == "step" else ERROR_RED if series in ("error", "step failed")
-                 else color_for(series, agents))
+        color = (STEP_GREY if series == "step" else STEP_FAILED if series == "step failed"
+                 else ERROR_RED if series == "error"
+                 else AGENT_PALETTE[agents.index(series) % len(AGENT_PALETTE)])
         fig.add_trace(go.Bar(
             y=b["y"], x=b["x"], base=b["base"], orientation="h", name=plain(series),
             meta={"series": series}, customdata=b["id"], hovertext=b["text"],
             hovertemplate="%{hovertext}<extra></extra>",
             marker={"color": color, "line": {"width": 0}},
             width=0.9 if series.startswith("step") else 0.6,
+            # A clicked call stays bright; the rest dim only a little.
+            selected={"marker": {"opacity": 1.0}}, unselected={"marker": {"opacity": 0.55}},
         ))
     for g in clock.gaps:
         fig.add_vline(x=g.at, line={"color": "#94a3b8", "width": 1, "dash": "dot"},
                       annotation={"text": f"⋯ {_wait(g.real_seconds)}", "textangle": -90,
                                   "font": {"size": 10, "color": "#64748b"}})
     fig.update_layout(
-        title=f"Run {trace.run_id}: {len(shown)} steps, "
-              f"{sum(len(s.calls) for s in shown)} calls",
-        barmode="overlay", height=max(300, 120 + 22 * len(rows)), clickmode="event+select",
-        xaxis={"title": "seconds of activity (long waits collapsed, marked ⋯)",
-               "rangemode": "tozero"},
+        meta={"summary": f"Run {trace.run_id}: {len(shown)} steps, "
+                         f"{sum(len(s.calls) for s in shown)} calls"},
+        barmode="overlay", height=max(300, 100 + 19 * len(rows)), clickmode="event+select",
+        # The time axis on top, where the first steps are; the legend beside the rows.
+        xaxis={"title": {"text": "seconds of activity (long waits collapsed, marked ⋯)"},
+               "rangemode": "tozero", "side": "top"},
         yaxis={"tickvals": list(range(len(rows))), "ticktext": rows,
                "range": [len(rows) - 0.5, -0.5]},
-        **{**_LAYOUT, "legend": {"orientation": "h", "y": 1.02, "yanchor": "bottom"}},
+        legend={"orientation": "v", "x": 1.01, "y": 1, "yanchor": "top"},
+        margin={"l": 10, "r": 10, "t": 60, "b": 10}, hovermode="closest",
     )
     return fig
