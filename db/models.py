@@ -201,6 +201,20 @@ class ModelPrice(SQLModel, table=True):
     effective_from: datetime = Field(default_factory=lambda: datetime(2024, 1, 1, tzinfo=UTC))
 
 
+class Role(SQLModel, table=True):
+    """What a person may do: clinician | marketer | ops | admin (engine/identity.py).
+    While the table is empty everyone may do everything, so a new install can be set up."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    person: str = Field(max_length=120, index=True)
+    """The person's name as they sign in, normalised (engine.identity.person_key)."""
+    role: str = Field(max_length=16)
+    granted_by: str = Field(default="", max_length=120)
+    created_at: datetime = Field(default_factory=utcnow)
+
+    __table_args__ = (UniqueConstraint("person", "role", name="uq_role_person_role"),)
+
+
 class Brand(SQLModel, table=True):
     """A brand profile (the "business card" plus voice and what to avoid), for campaigns."""
 

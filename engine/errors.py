@@ -35,3 +35,7 @@ class ApprovalBlocked(ServiceError):
     def __init__(self, message: str, flags: list[str]) -> None:
         super().__init__(message)
         self.flags = flags
+
+
+class PermissionDenied(ServiceError):
+    """The person's roles do not allow this act (engine/identity.py)."""

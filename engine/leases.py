@@ -79,6 +79,13 @@ def heartbeat(run_id: int, worker_id: str) -> bool:
         return s.execute(stmt).rowcount == 1
 
 
+def lease_owner(run_id: int) -> str | None:
+    """Who holds the run's lease now (None: nobody, or the run is not running)."""
+    with session_scope() as s:
+        run = s.get(Run, run_id)
+        return run.lease_owner if run is not None and run.status == RunStatus.RUNNING else None
+
+
 def release_all(worker_id: str) -> int:
     """Give back every run this worker holds (on a clean exit) so others can take them now."""
     stmt = (

@@ -17,6 +17,7 @@ from sqlmodel import Session, select
 from db.models import Draft, Flag, HumanAction, Note, Run, RunStatus, utcnow
 from db.session import session_scope
 from engine.errors import ApprovalBlocked, InvalidInput, InvalidState, NotFound, StaleRun
+from engine.identity import require
 from engine.pipelines.registry import get_pipeline
 from engine.supervisor import content_hash
 from engine.text import clean_text
@@ -94,6 +95,7 @@ def start_run(
                            f"{sorted(scored)}", {"thresholds": "unknown score name"})
     budget = p.budget_usd if p.budget_usd is not None else default_budget_usd
     with session_scope() as s:
+        require(who, "start", kind, session=s)
         run = Run(
             kind=kind,
             title=pipeline.title(parsed),
@@ -128,6 +130,11 @@ def _acting_on(run_id: int, expected_version: int | None, allowed: tuple[str, ..
                     f"Cannot {what} run {run_id}: it is {run.status.replace('_', ' ')} "
                     f"(possible when it is {' or '.join(a.replace('_', ' ') for a in allowed)})."
                 )
+            # Take the run's optimistic lock before writing anything else: a second act on
+            # the same version fails here as StaleRun, not later on a unique draft version.
+            run.updated_at = utcnow()
+            s.add(run)
+            s.flush()
             yield s, run
             run.updated_at = utcnow()
             s.add(run)
@@ -166,6 +173,7 @@ def approve(*, run_id: int, actor: str, expected_version: int | None = None,
     who = _actor(actor)
     reason = _comment(override_reason, required=False, what="override reason")
     with _acting_on(run_id, expected_version, (RunStatus.REVIEW,), "approve") as (s, run):
+        require(who, "approve", run.kind, session=s)
         draft = _draft_of(s, run, draft_id)
         if draft.stage != run.stage:
             raise InvalidState(f"Version {draft.version} belongs to stage {draft.stage}, "
@@ -206,6 +214,7 @@ def edit(*, run_id: int, actor: str, content: str, expected_version: int | None 
         raise InvalidInput(f"The draft is {len(text):,} characters; the limit is "
                            f"{MAX_DRAFT_CHARS:,}.", {"content": f"must be at most {MAX_DRAFT_CHARS} characters"})
     with _acting_on(run_id, expected_version, (RunStatus.REVIEW, RunStatus.FAILED), "edit") as (s, run):
+        require(who, "edit", run.kind, session=s)
         base = _draft_of(s, run, base_draft_id)
         if base_draft_id is not None and base_draft_id != run.current_draft_id:
             raise StaleRun("A newer version of this draft exists since you started editing. "
@@ -236,6 +245,7 @@ def request_revision(*, run_id: int, actor: str, comment: str,
     text = _comment(comment, required=True)
     with _acting_on(run_id, expected_version, (RunStatus.REVIEW, RunStatus.FAILED),
                     "request a revision of") as (s, run):
+        require(who, "revise", run.kind, session=s)
         s.add(Note(run_id=run.id or 0, draft_id=run.current_draft_id, author=who,
                    target="drafter", priority="critical", text=text or ""))
         _record(s, run, who, "revise", draft_id=run.current_draft_id, comment=text,
@@ -250,6 +260,7 @@ def reject(*, run_id: int, actor: str, comment: str | None = None,
     text = _comment(comment, required=False)
     with _acting_on(run_id, expected_version, (RunStatus.REVIEW, RunStatus.FAILED),
                     "reject") as (s, run):
+        require(who, "reject", run.kind, session=s)
         _record(s, run, who, "reject", draft_id=run.current_draft_id, comment=text,
                 verified=verified)
         run.status = RunStatus.REJECTED
@@ -262,6 +273,7 @@ def halt(*, run_id: int, actor: str, comment: str | None = None, verified: bool 
     who = _actor(actor)
     text = _comment(comment, required=False)
     with _acting_on(run_id, None, RunStatus.ACTIVE, "halt") as (s, run):
+        require(who, "halt", run.kind, session=s)
         _record(s, run, who, "halt", draft_id=run.current_draft_id, comment=text,
                 verified=verified)
         if run.status == RunStatus.QUEUED:
@@ -276,6 +288,7 @@ def retry(*, run_id: int, actor: str, verified: bool = False) -> None:
     """Run the failed step again; nothing already committed is touched."""
     who = _actor(actor)
     with _acting_on(run_id, None, (RunStatus.FAILED,), "retry") as (s, run):
+        require(who, "retry", run.kind, session=s)
         _record(s, run, who, "retry", draft_id=run.current_draft_id, comment=run.error,
                 verified=verified)
         _queue(run, run.next_node or "draft", run.review_mode)
@@ -288,6 +301,7 @@ def set_budget(*, run_id: int, actor: str, budget_usd: float | None,
     if budget_usd is not None and not 0 <= budget_usd <= 100_000:
         raise InvalidInput("Budget must be between $0 and $100,000.", {"budget_usd": "out of range"})
     with _acting_on(run_id, None, RunStatus.ALL, "change the budget of") as (s, run):
+        require(who, "budget", run.kind, session=s)
         _record(s, run, who, "budget", draft_id=None,
                 comment=f"budget {run.budget_usd} -> {budget_usd}", verified=verified)
         run.budget_usd = budget_usd

@@ -7,7 +7,15 @@ import logging
 import threading
 from collections.abc import Callable
 
-from engine.leases import claim_next, claim_run, heartbeat, lease_seconds, new_worker_id, release_all
+from engine.leases import (
+    claim_next,
+    claim_run,
+    heartbeat,
+    lease_owner,
+    lease_seconds,
+    new_worker_id,
+    release_all,
+)
 from engine.llm.base import LLMBackend
 from engine.supervisor import StepEvent, Supervisor
 
@@ -34,6 +42,7 @@ class Worker:
         self.poll_seconds = poll_seconds
         self.supervisor = Supervisor(self.backend, self.worker_id, on_event=on_event)
         self.runs_done = 0
+        self.leases_lost = 0
 
     def drive(self, run_id: int) -> str:
         """Drive a run this worker has claimed, beating its lease while a step is long."""
@@ -52,9 +61,20 @@ class Worker:
         while not stop.wait(interval):
             try:
                 if not heartbeat(run_id, self.worker_id):
+                    if not stop.is_set():
+                        self._lost(run_id)
                     return
             except Exception:  # a heartbeat that fails once is retried at the next beat
                 log.exception("heartbeat failed for run %s", run_id)
+
+    def _lost(self, run_id: int) -> None:
+        """Say so when another worker took the run over (this process stalled longer than
+        its lease): what this one is doing now will not be committed, and it stops after."""
+        owner = lease_owner(run_id)
+        if owner is not None and owner != self.worker_id:
+            self.leases_lost += 1
+            log.warning("worker %s: lease on run %s lost to %s; its current step will be "
+                        "discarded", self.worker_id, run_id, owner)
 
     def run_once(self) -> int | None:
         """Claim and drive one run; None when the queue is empty."""
@@ -70,6 +90,9 @@ class Worker:
         return self.drive(run_id)
 
     def run_forever(self, stop: threading.Event, *, exit_when_idle: bool = False) -> None:
+        from db.migrate import on_start
+
+        on_start()  # SQLite: migrate now; PostgreSQL: refuse to work on an old schema
         try:
             while not stop.is_set():
                 try:

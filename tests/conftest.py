@@ -34,3 +34,50 @@ def db_url(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
 def artifacts() -> Path:
     ARTIFACTS.mkdir(exist_ok=True)
     return ARTIFACTS
+
+
+# -- PostgreSQL (tests/pg.py) and the sqlite|postgresql parametrised database ----------------
+
+
+@pytest.fixture(scope="session")
+def pg_server() -> Iterator[object]:
+    """One throwaway PostgreSQL server for the session; skipped only when not installed."""
+    from tests.pg import start_server
+
+    server, why = start_server()
+    if server is None:
+        pytest.skip(why)
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="session")
+def pg_template(pg_server) -> str:  # type: ignore[no-untyped-def]
+    """A database migrated to head once; each test gets a copy (CREATE DATABASE ... TEMPLATE)."""
+    from db.migrate import migrate
+
+    url = pg_server.create_database(prefix="template")
+    migrate(url)
+    return url.rsplit("/", 1)[1]
+
+
+@pytest.fixture
+def pg_url(pg_server, pg_template: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:  # type: ignore[no-untyped-def]
+    """A fresh PostgreSQL database at schema head for one test, as DATABASE_URL."""
+    from db.session import reset_engines
+
+    url = pg_server.create_database(template=pg_template)
+    monkeypatch.setenv("DATABASE_URL", url)
+    reset_engines()
+    yield url
+    reset_engines()
+    pg_server.drop_database(url)
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
+def db_any(request: pytest.FixtureRequest) -> str:
+    """A fresh database for one test, once on SQLite and once on PostgreSQL, as DATABASE_URL."""
+    name = "db_url" if request.param == "sqlite" else "pg_url"
+    return str(request.getfixturevalue(name))
