@@ -149,4 +149,7 @@ def _save(record: dict[str, Any], *, priced: bool) -> None:
                 cached=record["cached_tokens"],
                 completion=record["completion_tokens"],
             )
-        s.execute(insert(LLMCall), [record])
+        s.connection().execute(_INSERT_CALL, record)
+
+
+_INSERT_CALL = insert(LLMCall.__table__)  # type: ignore[attr-defined]  # Core: built once

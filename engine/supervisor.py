@@ -15,11 +15,24 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
 
-from sqlalchemy import delete, func, insert, update
+from sqlalchemy import bindparam, delete, func, insert, update
+from sqlalchemy.engine import Connection
 from sqlalchemy.orm.exc import StaleDataError
 from sqlmodel import Session, select
 
-from db.models import Draft, Flag, HumanAction, Note, Run, RunStatus, Score, Step, utcnow
+from db.models import (
+    Draft,
+    Flag,
+    HumanAction,
+    LLMCall,
+    Note,
+    PromptVersion,
+    Run,
+    RunStatus,
+    Score,
+    Step,
+    utcnow,
+)
 from db.session import session_scope
 from engine.agents import BudgetReached, CallContext, run_agent, run_spend
 from engine.checks.base import FlagOut
@@ -162,8 +175,8 @@ class Supervisor:
             if not more:
                 break
         with session_scope() as s:
-            run = s.get(Run, run_id)
-            return run.status if run else "missing"
+            status = s.connection().execute(_SEL_STATUS, {"b_run": run_id}).scalar()
+            return status or "missing"
 
     def advance(self, run_id: int) -> bool:
         """Run one node. True while the run has more to do for this worker."""
@@ -208,36 +221,35 @@ class Supervisor:
         for _ in range(COMMIT_ATTEMPTS):
             try:
                 with session_scope() as s:
-                    run = s.get(Run, run_id)
+                    c = s.connection()
+                    run = _RunRow.load(c, run_id)
                     if run is None or run.status != RunStatus.RUNNING:
                         return None
                     if run.lease_owner != self.worker_id:
                         return None
                     if run.halt_requested or run.next_node is None:
                         self._to_review(s, run, "halted" if run.halt_requested else run.halt_reason)
+                        run.save(c)
                         return None
                     # Steps left "running" by a worker that died are abandoned, not resumed.
-                    s.execute(
-                        update(Step)
-                        .where(Step.run_id == run_id, Step.status == "running")
-                        .values(status="abandoned", finished_at=utcnow())
-                        .execution_options(synchronize_session=False)
-                    )
-                    seq = (s.exec(select(func.max(Step.seq)).where(Step.run_id == run_id)).one() or 0) + 1
-                    return self._open_step(s, run, seq)
+                    c.execute(_ABANDON_STEPS, {"b_run": run_id, "b_now": utcnow()})
+                    seq = (c.execute(_MAX_SEQ, {"b_run": run_id}).scalar() or 0) + 1
+                    plan = self._open_step(s, run, seq)
+                    run.save(c)
+                    return plan
             except StaleDataError:
                 continue
         return None
 
-    def _open_step(self, s: Session, run: Run, seq: int) -> StepPlan:
-        """Write the step's row, renew the lease and read what the node needs."""
-        step_id = s.execute(
-            insert(Step).values(run_id=run.id, seq=seq, node=run.next_node, stage=run.stage,
-                                iteration=run.iteration, worker=self.worker_id)
-            .returning(Step.id)
-        ).scalar_one()
+    def _open_step(self, s: Session, run: _RunRow, seq: int) -> StepPlan:
+        """Write the step's row, renew the lease and read what the node needs (the caller
+        saves the run)."""
+        c = s.connection()
+        step_id = c.execute(_INSERT_STEP, {
+            "run_id": run.id, "seq": seq, "node": run.next_node, "stage": run.stage,
+            "iteration": run.iteration, "worker": self.worker_id, "started_at": utcnow(),
+        }).scalar_one()
         run.lease_expires = utcnow() + timedelta(seconds=lease_seconds())
-        s.add(run)
         plan = StepPlan(
             run_id=run.id or 0, step_id=step_id, seq=seq, node=run.next_node or "",
             kind=run.kind, stage=run.stage, input=dict(run.input),
@@ -251,11 +263,9 @@ class Supervisor:
             plan.task = self._draft_task(s, plan)
             agents = (stage.drafter,)
         elif plan.node == "review":
-            draft = s.get(Draft, plan.current_draft_id) if plan.current_draft_id else None
-            plan.content = draft.content if draft is not None else None
+            plan.content = _draft_content(c, plan.current_draft_id)
             agents = stage.critics
-        plan.prompts = {a.name: resolve_prompt(s, agent=a.name, default=a.system_prompt,
-                                               params=plan.params) for a in agents}
+        plan.prompts = _prompts(s, agents, plan.params)
         return plan
 
     # -- nodes (no database writes but the LLM call records) -----------------------------
@@ -275,32 +285,21 @@ class Supervisor:
         return stage.to_text(out)
 
     def _draft_task(self, s: Session, plan: StepPlan) -> DraftTask:
-        previous = s.get(Draft, plan.current_draft_id) if plan.current_draft_id else None
+        c = s.connection()
+        previous = _draft_content(c, plan.current_draft_id)
         notes: list[NoteOut] = []
         if previous is not None:
-            rows = s.exec(
-                select(Note).where(
-                    Note.run_id == plan.run_id,
-                    Note.draft_id == previous.id,
-                    Note.target.in_(["drafter", "broadcast"]),  # type: ignore[attr-defined]
-                )
-            ).all()
-            notes = [NoteOut(target=n.target, priority=n.priority, text=n.text) for n in rows]  # type: ignore[arg-type]
+            rows = c.execute(_SEL_DRAFTER_NOTES,
+                             {"b_run": plan.run_id, "b_draft": plan.current_draft_id})
+            notes = [NoteOut(target=t, priority=p, text=x) for t, p, x in rows]  # type: ignore[arg-type]
             notes.sort(key=lambda n: PRIORITY_ORDER[n.priority])
-        feedback = [
-            a.comment
-            for a in s.exec(
-                select(HumanAction)
-                .where(HumanAction.run_id == plan.run_id, HumanAction.action == "revise")
-                .order_by(HumanAction.at)
-            )
-            if a.comment
-        ]
+        feedback = [comment for (comment,) in c.execute(_SEL_FEEDBACK, {"b_run": plan.run_id})
+                    if comment]
         pipeline = get_pipeline(plan.kind)
         context = pipeline.stage_context(s, plan.run_id, plan.stage) if pipeline.stage_context else {}
         return DraftTask(
             kind=plan.kind, stage=plan.stage, input=plan.input, iteration=plan.iteration + 1,
-            previous=previous.content if previous else None, notes=notes, feedback=feedback,
+            previous=previous, notes=notes, feedback=feedback,
             context=context,
         )
 
@@ -349,28 +348,25 @@ class Supervisor:
         for attempt in range(COMMIT_ATTEMPTS):
             try:
                 with session_scope() as s:
-                    run = s.get(Run, plan.run_id)
+                    c = s.connection()
+                    run = _RunRow.load(c, plan.run_id)
                     if run is None or run.lease_owner != self.worker_id or run.status != RunStatus.RUNNING:
                         raise LeaseLost()
                     if run.next_node != plan.node:
                         raise LeaseLost()
                     step = _StepOut()
                     detail = self._apply(s, run, step, plan, result)
-                    s.execute(
-                        update(Step).where(Step.id == plan.step_id)
-                        .values(status="done", finished_at=utcnow(), detail=detail,
-                                **({"draft_id": step.draft_id} if step.draft_id else {}))
-                        .execution_options(synchronize_session=False)
-                    )
+                    c.execute(_FINISH_STEP, {"b_step": plan.step_id, "b_now": utcnow(),
+                                             "b_detail": detail, "b_draft": step.draft_id})
                     if run.halt_requested and run.status == RunStatus.RUNNING:
                         self._to_review(s, run, "halted")
                     run.updated_at = utcnow()
-                    s.add(run)
                     more = run.status == RunStatus.RUNNING and run.next_node is not None
                     iteration, stage = run.iteration, run.stage
                     # The next step starts in the same transaction: this step's outputs are
                     # durable before the next node runs, with one commit between them.
                     nxt = self._open_step(s, run, plan.seq + 1) if more and open_next else None
+                    run.save(c)
                 self.on_event(StepEvent(plan.run_id, plan.seq, plan.node, "done", iteration,
                                         stage, detail))
                 return more, nxt
@@ -379,7 +375,8 @@ class Supervisor:
                     raise
         return False, None
 
-    def _apply(self, s: Session, run: Run, step: _StepOut, plan: StepPlan, result: Any) -> str:
+    def _apply(self, s: Session, run: _RunRow, step: _StepOut, plan: StepPlan,
+               result: Any) -> str:
         if plan.node == "draft":
             return self._apply_draft(s, run, step, result)
         if plan.node == "review":
@@ -388,7 +385,7 @@ class Supervisor:
             return self._apply_advance(s, run)
         return self._apply_decide(s, run)
 
-    def _apply_advance(self, s: Session, run: Run) -> str:
+    def _apply_advance(self, s: Session, run: _RunRow) -> str:
         """A person approved the stage's output (its completion signal): only here does a
         run move to its next stage, with a fresh iteration budget and no current draft."""
         nxt = get_pipeline(run.kind).next_stage(run.stage)
@@ -405,39 +402,42 @@ class Supervisor:
         run.next_node = "draft"
         return f"stage {done} approved; moving to {nxt.name}"
 
-    def _apply_draft(self, s: Session, run: Run, step: _StepOut, text: str) -> str:
-        version = (s.exec(select(func.max(Draft.version)).where(Draft.run_id == run.id)).one() or 0) + 1
-        draft = Draft(run_id=run.id or 0, version=version, stage=run.stage,
-                      author=get_pipeline(run.kind).stage(run.stage).drafter.name,
-                      author_kind="agent", content=text, parent_id=run.current_draft_id,
-                      content_hash=content_hash(text), iteration=run.iteration + 1)
-        s.add(draft)
-        s.flush()
-        step.draft_id = draft.id
+    def _apply_draft(self, s: Session, run: _RunRow, step: _StepOut, text: str) -> str:
+        c = s.connection()
+        version = (c.execute(_MAX_VERSION, {"b_run": run.id}).scalar() or 0) + 1
+        author = get_pipeline(run.kind).stage(run.stage).drafter.name
+        draft_id = c.execute(_INSERT_DRAFT, {
+            "run_id": run.id, "version": version, "stage": run.stage, "author": author,
+            "author_kind": "agent", "content": text, "parent_id": run.current_draft_id,
+            "content_hash": content_hash(text), "iteration": run.iteration + 1,
+            "created_at": utcnow(),
+        }).scalar_one()
+        step.draft_id = draft_id
         run.iteration += 1
-        run.current_draft_id = draft.id
+        run.current_draft_id = draft_id
         run.next_node = "review"
-        return f"v{version} written by {draft.author} ({len(text)} chars)"
+        return f"v{version} written by {author} ({len(text)} chars)"
 
-    def _apply_review(self, s: Session, run: Run, outcome: ReviewOutcome) -> str:
+    def _apply_review(self, s: Session, run: _RunRow, outcome: ReviewOutcome) -> str:
+        c = s.connection()
         draft_id = run.current_draft_id
         # Re-reviewing a version (after a crash or an edit) replaces, never duplicates.
-        s.execute(delete(Score).where(Score.draft_id == draft_id))
-        s.execute(delete(Flag).where(Flag.draft_id == draft_id))
+        c.execute(_DELETE_SCORES, {"b_draft": draft_id})
+        c.execute(_DELETE_FLAGS, {"b_draft": draft_id})
         # One multi-row INSERT per table rather than an ORM object per row.
         if outcome.scores:
-            s.execute(insert(Score), [
+            c.execute(_INSERT_SCORE, [
                 {"draft_id": draft_id, "name": name, "value": value, "llm_value": llm,
                  "check_value": cap, "source": source}
                 for name, value, llm, cap, source in outcome.scores])
         if outcome.flags:
-            s.execute(insert(Flag), [
+            c.execute(_INSERT_FLAG, [
                 {"draft_id": draft_id, "check": f.check, "category": f.category, "text": f.text,
                  "start": f.start, "end": f.end, "blocking": f.blocking}
                 for f in outcome.flags])
         if outcome.notes:
             now = utcnow()
-            s.execute(insert(Note), [
+            c.execute(_INSERT_NOTE, [
                 {"run_id": run.id or 0, "draft_id": draft_id, "author": author,
                  "target": n.target, "priority": n.priority, "text": n.text, "created_at": now}
                 for author, n in outcome.notes])
@@ -448,7 +448,7 @@ class Supervisor:
             run.params = params
         return ", ".join(f"{name} {value:.2f}" for name, value, *_ in outcome.scores)
 
-    def _apply_decide(self, s: Session, run: Run) -> str:
+    def _apply_decide(self, s: Session, run: _RunRow) -> str:
         stage = get_pipeline(run.kind).stage(run.stage)
         thresholds = thresholds_for(stage, run.params)
         board = _Board.read(s, run.id or 0, run.stage)
@@ -481,7 +481,7 @@ class Supervisor:
 
     # -- halting ------------------------------------------------------------------------
 
-    def _to_review(self, s: Session, run: Run, reason: str | None) -> None:
+    def _to_review(self, s: Session, run: _RunRow, reason: str | None) -> None:
         run.status = RunStatus.REVIEW
         run.halt_reason = reason
         run.halt_requested = False
@@ -489,7 +489,6 @@ class Supervisor:
         run.lease_owner = None
         run.lease_expires = None
         run.updated_at = utcnow()
-        s.add(run)
 
     def _stop(self, plan: StepPlan, *, status: str, reason: str, message: str) -> None:
         """End the step without outputs: the run waits for a person; nothing earlier changes."""
@@ -557,19 +556,15 @@ class _Board:
 
     @classmethod
     def read(cls, s: Session, run_id: int, stage: str) -> _Board:
-        versions: dict[int, int] = dict(s.execute(  # type: ignore[arg-type]
-            select(Draft.id, Draft.version).where(Draft.run_id == run_id, Draft.stage == stage)
-        ).all())
+        c = s.connection()
+        key = {"b_run": run_id, "b_stage": stage}
+        versions: dict[int, int] = dict(c.execute(_SEL_VERSIONS, key).all())  # type: ignore[arg-type]
         scores: dict[int, dict[str, float]] = {}
         blocking: dict[int, list[str]] = {}
         if versions:
-            ids = list(versions)
-            for did, name, value in s.execute(select(Score.draft_id, Score.name, Score.value)
-                                              .where(Score.draft_id.in_(ids))):  # type: ignore[attr-defined]
+            for did, name, value in c.execute(_SEL_STAGE_SCORES, key):
                 scores.setdefault(did, {})[name] = value
-            for did, category in s.execute(
-                    select(Flag.draft_id, Flag.category)
-                    .where(Flag.draft_id.in_(ids), Flag.blocking == True)):  # type: ignore[attr-defined]  # noqa: E712
+            for did, category in c.execute(_SEL_STAGE_FLAGS, key):
                 blocking.setdefault(did, []).append(category)
         return cls(versions, scores, blocking)
 
@@ -600,10 +595,132 @@ def best_draft(s: Session, run_id: int, stage: str, thresholds: dict[str, float]
 
 
 def run_spend_in(s: Session, run_id: int) -> float:
-    from db.models import LLMCall
-
-    total = s.exec(select(func.sum(LLMCall.cost_usd)).where(LLMCall.run_id == run_id)).one()
+    total = s.connection().execute(_SEL_SPEND, {"b_run": run_id}).scalar()
     return float(total or 0.0)
+
+
+# -- the SQL the loop runs, built once ---------------------------------------------------------
+# Core statements on the tables, compiled and cached by SQLAlchemy on first use: building an
+# ORM query per call cost more than running it. Parameters are named b_* so they never clash
+# with the column names SQLAlchemy binds in VALUES and SET clauses.
+
+_RUN_T = Run.__table__  # type: ignore[attr-defined]
+_STEP_T = Step.__table__  # type: ignore[attr-defined]
+_DRAFT_T = Draft.__table__  # type: ignore[attr-defined]
+_SCORE_T = Score.__table__  # type: ignore[attr-defined]
+_FLAG_T = Flag.__table__  # type: ignore[attr-defined]
+_NOTE_T = Note.__table__  # type: ignore[attr-defined]
+_ACTION_T = HumanAction.__table__  # type: ignore[attr-defined]
+_PROMPT_T = PromptVersion.__table__  # type: ignore[attr-defined]
+_CALL_T = LLMCall.__table__  # type: ignore[attr-defined]
+
+
+def _b(name: str, like: Any = None) -> Any:
+    return bindparam(name, type_=like.type) if like is not None else bindparam(name)
+
+
+_SEL_RUN = select(_RUN_T).where(_RUN_T.c.id == _b("b_run"))
+_SEL_STATUS = select(_RUN_T.c.status).where(_RUN_T.c.id == _b("b_run"))
+_ABANDON_STEPS = (update(_STEP_T)
+                  .where(_STEP_T.c.run_id == _b("b_run"), _STEP_T.c.status == "running")
+                  .values(status="abandoned", finished_at=_b("b_now", _STEP_T.c.finished_at)))
+_MAX_SEQ = select(func.max(_STEP_T.c.seq)).where(_STEP_T.c.run_id == _b("b_run"))
+_INSERT_STEP = insert(_STEP_T).returning(_STEP_T.c.id)
+_FINISH_STEP = (update(_STEP_T).where(_STEP_T.c.id == _b("b_step"))
+                .values(status="done", finished_at=_b("b_now", _STEP_T.c.finished_at),
+                        detail=_b("b_detail", _STEP_T.c.detail),
+                        draft_id=_b("b_draft", _STEP_T.c.draft_id)))
+_SEL_CONTENT = select(_DRAFT_T.c.content).where(_DRAFT_T.c.id == _b("b_draft"))
+_MAX_VERSION = select(func.max(_DRAFT_T.c.version)).where(_DRAFT_T.c.run_id == _b("b_run"))
+_INSERT_DRAFT = insert(_DRAFT_T).returning(_DRAFT_T.c.id)
+_SEL_DRAFTER_NOTES = (select(_NOTE_T.c.target, _NOTE_T.c.priority, _NOTE_T.c.text)
+                      .where(_NOTE_T.c.run_id == _b("b_run"), _NOTE_T.c.draft_id == _b("b_draft"),
+                             _NOTE_T.c.target.in_(["drafter", "broadcast"]))
+                      .order_by(_NOTE_T.c.id))
+_SEL_FEEDBACK = (select(_ACTION_T.c.comment)
+                 .where(_ACTION_T.c.run_id == _b("b_run"), _ACTION_T.c.action == "revise")
+                 .order_by(_ACTION_T.c.at))
+_SEL_ACTIVE_AGENTS = select(_PROMPT_T.c.agent).where(
+    _PROMPT_T.c.active == True,  # noqa: E712
+    _PROMPT_T.c.agent.in_(bindparam("b_agents", expanding=True)))
+_DELETE_SCORES = delete(_SCORE_T).where(_SCORE_T.c.draft_id == _b("b_draft"))
+_DELETE_FLAGS = delete(_FLAG_T).where(_FLAG_T.c.draft_id == _b("b_draft"))
+_INSERT_SCORE = insert(_SCORE_T)
+_INSERT_FLAG = insert(_FLAG_T)
+_INSERT_NOTE = insert(_NOTE_T)
+_STAGE_DRAFTS = (_DRAFT_T.c.run_id == _b("b_run"), _DRAFT_T.c.stage == _b("b_stage"))
+_SEL_VERSIONS = select(_DRAFT_T.c.id, _DRAFT_T.c.version).where(*_STAGE_DRAFTS)
+_SEL_STAGE_SCORES = (select(_SCORE_T.c.draft_id, _SCORE_T.c.name, _SCORE_T.c.value)
+                     .join(_DRAFT_T, _DRAFT_T.c.id == _SCORE_T.c.draft_id).where(*_STAGE_DRAFTS))
+_SEL_STAGE_FLAGS = (select(_FLAG_T.c.draft_id, _FLAG_T.c.category)
+                    .join(_DRAFT_T, _DRAFT_T.c.id == _FLAG_T.c.draft_id)
+                    .where(*_STAGE_DRAFTS, _FLAG_T.c.blocking == True))  # noqa: E712
+_SEL_SPEND = select(func.sum(_CALL_T.c.cost_usd)).where(_CALL_T.c.run_id == _b("b_run"))
+_UPDATE_RUN: dict[frozenset[str], Any] = {}
+
+
+def _draft_content(c: Connection, draft_id: int | None) -> str | None:
+    return c.execute(_SEL_CONTENT, {"b_draft": draft_id}).scalar() if draft_id else None
+
+
+def _prompts(s: Session, agents: tuple[AgentSpec, ...],
+             params: dict[str, Any]) -> dict[str, ResolvedPrompt]:
+    """resolve_prompt for each agent, skipping its queries where one query shows that
+    nothing overrides the default in code (no per-run prompt, no active version)."""
+    if not agents:
+        return {}
+    overrides = params.get("prompts") or {}
+    active = {a for (a,) in s.connection().execute(
+        _SEL_ACTIVE_AGENTS, {"b_agents": [a.name for a in agents]})}
+    return {
+        a.name: resolve_prompt(s, agent=a.name, default=a.system_prompt, params=params)
+        if a.name in overrides or a.name in active
+        else ResolvedPrompt(a.system_prompt, None, "code")
+        for a in agents
+    }
+
+
+class _RunRow:
+    """A run as the loop reads and writes it, without the ORM: attributes named like Run's
+    columns; `save` writes the changed ones with the same optimistic lock as Run's
+    version_id_col (an UPDATE that finds another version raises StaleDataError)."""
+
+    _cols = tuple(col.name for col in _RUN_T.c)
+
+    def __init__(self, row: Any) -> None:
+        object.__setattr__(self, "_changed", set())
+        for name in self._cols:
+            object.__setattr__(self, name, row[name])
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if getattr(self, name) != value:
+            self._changed.add(name)
+        object.__setattr__(self, name, value)
+
+    @classmethod
+    def load(cls, c: Connection, run_id: int) -> _RunRow | None:
+        row = c.execute(_SEL_RUN, {"b_run": run_id}).mappings().first()
+        return cls(row) if row is not None else None
+
+    def save(self, c: Connection) -> None:
+        changed: set[str] = self._changed
+        if not changed:
+            return
+        cols = frozenset(changed)
+        stmt = _UPDATE_RUN.get(cols)
+        if stmt is None:
+            stmt = (update(_RUN_T)
+                    .where(_RUN_T.c.id == _b("b_run"), _RUN_T.c.version == _b("b_version"))
+                    .values({name: _b(f"b_{name}", _RUN_T.c[name]) for name in sorted(cols)}
+                            | {"version": _b("b_new_version", _RUN_T.c.version)}))
+            _UPDATE_RUN[cols] = stmt
+        params = {f"b_{name}": getattr(self, name) for name in cols}
+        params.update(b_run=self.id, b_version=self.version, b_new_version=self.version + 1)
+        if c.execute(stmt, params).rowcount != 1:
+            raise StaleDataError(f"run {self.id} changed since it was read "
+                                 f"(version {self.version})")
+        object.__setattr__(self, "version", self.version + 1)
+        changed.clear()
 
 
 __all__ = ["Supervisor", "StepEvent", "gate", "best_draft", "combine_review", "run_spend"]
