@@ -92,6 +92,12 @@ def _add(spans: list[Span], text: str, kind: SpanKind) -> None:
         spans.append(Span(text, kind))
 
 
+def _similar(old: str, new: str, cutoff: float = 0.45) -> bool:
+    """Whether two lines share enough words for a word-level diff to help."""
+    a, b = _TOKEN.findall(old), _TOKEN.findall(new)
+    return difflib.SequenceMatcher(None, a, b, autojunk=False).ratio() >= cutoff
+
+
 def side_by_side(old: str, new: str, *, context: int | None = 3) -> list[DiffRow]:
     """Aligned rows for two texts. Changed lines are paired (with word-level spans) as far as
     they go; the rest are pure deletions or insertions. With `context`, runs of unchanged
@@ -105,8 +111,13 @@ def side_by_side(old: str, new: str, *, context: int | None = 3) -> list[DiffRow
             continue
         pairs = min(i2 - i1, j2 - j1) if op == "replace" else 0
         for k in range(pairs):
-            left, right = word_spans(a[i1 + k], b[j1 + k])
-            rows.append(DiffRow("replace", i1 + k + 1, j1 + k + 1, left, right))
+            old_line, new_line = a[i1 + k], b[j1 + k]
+            if _similar(old_line, new_line):
+                left, right = word_spans(old_line, new_line)
+                rows.append(DiffRow("replace", i1 + k + 1, j1 + k + 1, left, right))
+            else:  # a rewrite reads better as the old line out and the new line in
+                rows.append(DiffRow("delete", i1 + k + 1, None, [Span(old_line, "delete")], []))
+                rows.append(DiffRow("insert", None, j1 + k + 1, [], [Span(new_line, "insert")]))
         rows += [DiffRow("delete", i + 1, None, [Span(a[i], "delete")], [])
                  for i in range(i1 + pairs, i2)]
         rows += [DiffRow("insert", None, j + 1, [], [Span(b[j], "insert")])

@@ -7,7 +7,7 @@ import streamlit as st
 
 from engine.errors import NotFound
 from engine.views import get_run, list_runs
-from ui.acts import edit_toggle, render_acts, render_edit_form, show_flash
+from ui.acts import edit_toggle, render_acts, render_edit_form, show_flash, show_outcome
 from ui.audit import render_audit, render_steps
 from ui.blackboard import render_blackboard
 from ui.figures import score_history_figure
@@ -70,12 +70,13 @@ with left:
     head.subheader(f"Draft v{draft.version}" if draft else "Draft", anchor=False)
     with switch:
         editing = edit_toggle(detail, draft, actor)
+    show_outcome(("edit",))
     if draft is None:
         st.caption("The drafter has not written a version yet.")
     else:
         with st.container(border=True):
             if editing:
-                render_edit_form(detail, draft, actor)
+                render_edit_form(detail, draft)
             else:
                 render_draft(detail, draft)
 with right:

@@ -1,12 +1,16 @@
-"""Human acts on a run: approve, edit, send back, reject, halt, retry. Each form passes the
-run version the page was drawn from, so an act on a run that changed meanwhile is refused
-(StaleRun) and nothing is overwritten."""
+"""Human acts on a run: approve, edit, send back, reject, halt, retry.
+
+Each form's submit button runs its act in an on_click callback whose arguments were bound
+when the form was drawn: the run version and the draft the person was looking at. So an act
+on a run that changed meanwhile (another tab, another reviewer, the supervisor) is refused
+with StaleRun and nothing is overwritten, even though the page re-reads the run afterwards.
+The outcome is left in session_state and drawn next to the forms on the next run."""
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import Any
+from dataclasses import dataclass
 
 import streamlit as st
 
@@ -15,13 +19,40 @@ from engine import service
 from engine.errors import ApprovalBlocked, ServiceError, StaleRun
 from engine.export import export_markdown
 from engine.views import DraftView, RunDetail
-from ui.reviewer import MISSING_HINT
+from ui.markdown import escape_inline
+from ui.reviewer import MISSING_HINT, reviewer
 
 FLASH = "_flash"
+OUTCOME = "_act_outcome"
+FLASH_SECONDS = 12
 EDITABLE = (RunStatus.REVIEW, RunStatus.FAILED)
 
 
-FLASH_SECONDS = 12
+@dataclass(frozen=True)
+class Seen:
+    """What the person saw when the form was drawn."""
+
+    run_id: int
+    version: int
+    draft_id: int | None
+    draft_version: int | None
+
+
+@dataclass(frozen=True)
+class Outcome:
+    act: str
+    kind: str  # stale | blocked | error
+    message: str
+    unsaved: str | None = None
+    """Text the person typed that was not saved (kept so that they can copy it)."""
+
+
+def _seen(detail: RunDetail, draft: DraftView | None) -> Seen:
+    return Seen(detail.id, detail.version, draft.id if draft else None,
+                draft.version if draft else None)
+
+
+# -- feedback ---------------------------------------------------------------------------------
 
 
 def show_flash() -> None:
@@ -39,28 +70,41 @@ def show_flash() -> None:
     st.success(flash["msg"], icon=":material/check_circle:")
 
 
-def _act(slot: Any, name: str, fn: Callable[[], object], done: str,
-         after: Callable[[], None] | None = None) -> None:
-    """Run one service call; on success leave a message and redraw the page from the
-    database; on refusal explain it next to the form (whose inputs keep their text)."""
+def _attempt(act: str, call: Callable[[], object], done: str, *, unsaved: str | None = None,
+             after: Callable[[], None] | None = None) -> None:
+    """Run one service call inside a submit callback and leave its outcome for the page."""
+    st.session_state.pop(OUTCOME, None)
     try:
-        fn()
+        call()
     except StaleRun as exc:
-        with slot:
-            st.warning(f"**This run changed since you opened it.** {exc}",
-                       icon=":material/sync_problem:")
-            st.button("Reload", key=f"reload_{name}", icon=":material/refresh:")
-        return
+        st.session_state[OUTCOME] = Outcome(act, "stale", str(exc), unsaved)
     except ApprovalBlocked as exc:
-        slot.error(f"{exc}", icon=":material/flag:")
-        return
+        st.session_state[OUTCOME] = Outcome(act, "blocked", str(exc))
     except ServiceError as exc:
-        slot.error(str(exc), icon=":material/error:")
+        st.session_state[OUTCOME] = Outcome(act, "error", str(exc), unsaved)
+    else:
+        st.session_state[FLASH] = {"msg": done, "at": time.monotonic(), "toasted": False}
+        if after:
+            after()
+
+
+def show_outcome(acts: tuple[str, ...]) -> None:
+    """Draw the outcome of a refused act, if it was one of `acts`."""
+    out: Outcome | None = st.session_state.get(OUTCOME)
+    if out is None or out.act not in acts:
         return
-    if after:
-        after()
-    st.session_state[FLASH] = {"msg": done, "at": time.monotonic(), "toasted": False}
-    st.rerun()
+    del st.session_state[OUTCOME]
+    if out.kind == "stale":
+        st.warning(f"**This run changed since you opened it.** {out.message} The page now "
+                   "shows the latest state.", icon=":material/sync_problem:")
+        st.button("Reload", key=f"reload_{out.act}", icon=":material/refresh:")
+    elif out.kind == "blocked":
+        st.error(f"{out.message}", icon=":material/flag:")
+    else:
+        st.error(out.message, icon=":material/error:")
+    if out.unsaved:
+        with st.expander("Your unsaved text (copy it before you reload)"):
+            st.code(out.unsaved, language="markdown", wrap_lines=True)
 
 
 # -- edit (drawn in place of the draft) -------------------------------------------------------
@@ -72,56 +116,63 @@ def _edit_key(run_id: int) -> str:
 
 def edit_toggle(detail: RunDetail, draft: DraftView | None, actor: str) -> bool:
     """The "Edit" switch above the draft; True while the person is editing."""
-    key = _edit_key(detail.id)
-    if st.session_state.pop(f"_close_{key}", False):
-        st.session_state[key] = False
     can = draft is not None and detail.status in EDITABLE and bool(actor)
     why = ("Edit the text and save it as a new version; the critics re-score it." if can else
            MISSING_HINT if not actor else "You can edit while the run waits for review.")
-    on = st.toggle("Edit", key=key, disabled=not can, help=why)
+    on = st.toggle("Edit", key=_edit_key(detail.id), disabled=not can, help=why)
     return bool(on and can)
 
 
-def _close_editor(run_id: int) -> None:
-    st.session_state[f"_close_{_edit_key(run_id)}"] = True
+def _text_key(seen: Seen) -> str:
+    return f"edit_text_{seen.run_id}_{seen.draft_id}"
 
 
-def render_edit_form(detail: RunDetail, draft: DraftView, actor: str) -> None:
+def _save_edit(seen: Seen, next_version: int) -> None:
+    text = str(st.session_state.get(_text_key(seen)) or "")
+
+    def close() -> None:
+        st.session_state[_edit_key(seen.run_id)] = False
+
+    _attempt("edit", lambda: service.edit(run_id=seen.run_id, actor=reviewer(), content=text,
+                                          expected_version=seen.version,
+                                          base_draft_id=seen.draft_id),
+             f"Saved v{next_version}. The critics are re-scoring it.", unsaved=text, after=close)
+
+
+def _cancel_edit(run_id: int) -> None:
+    st.session_state[_edit_key(run_id)] = False
+
+
+def render_edit_form(detail: RunDetail, draft: DraftView) -> None:
+    seen = _seen(detail, draft)
     nxt = max(d.version for d in detail.drafts) + 1
     with st.form(f"edit_{detail.id}_{draft.id}", border=False):
-        text = st.text_area(f"Editing v{draft.version} (Markdown)", value=draft.content,
-                            height=520, key=f"edit_text_{detail.id}_{draft.id}")
+        st.text_area(f"Editing v{draft.version} (Markdown)", value=draft.content, height=520,
+                     key=_text_key(seen))
         left, right = st.columns([1, 1])
-        save = left.form_submit_button(f"Save as v{nxt}", type="primary", icon=":material/save:")
-        cancel = right.form_submit_button("Cancel")
-    slot = st.container()
-    if cancel:
-        _close_editor(detail.id)
-        st.rerun()
-    if save:
-        _act(slot, "edit", lambda: service.edit(run_id=detail.id, actor=actor, content=text or "",
-                                        expected_version=detail.version,
-                                        base_draft_id=draft.id),
-             f"Saved v{nxt}. The critics are re-scoring it.",
-             after=lambda: _close_editor(detail.id))
+        left.form_submit_button(f"Save as v{nxt}", type="primary", icon=":material/save:",
+                                on_click=_save_edit, args=(seen, nxt))
+        right.form_submit_button("Cancel", on_click=_cancel_edit, args=(detail.id,))
 
 
 # -- the review panel -------------------------------------------------------------------------
 
 
 def render_acts(detail: RunDetail, draft: DraftView | None, actor: str) -> None:
+    show_outcome(("approve", "revise", "reject", "halt", "retry"))
     if not actor and detail.status not in RunStatus.FINAL:
         st.info(MISSING_HINT, icon=":material/person:")
+    seen = _seen(detail, draft)
     disabled = not actor
     if detail.status in RunStatus.ACTIVE:
-        _halt_form(detail, actor, disabled)
+        _halt_form(seen, disabled)
     if detail.status == RunStatus.FAILED:
-        _retry_form(detail, actor, disabled)
+        _retry_form(seen, disabled)
     if detail.status == RunStatus.REVIEW and draft is not None:
-        _approve_form(detail, draft, actor, disabled)
+        _approve_form(seen, draft, disabled)
     if detail.status in EDITABLE:
-        _revise_form(detail, actor, disabled)
-        _reject_form(detail, actor, disabled)
+        _revise_form(seen, disabled)
+        _reject_form(seen, disabled)
     if detail.drafts:
         approved = detail.approved_draft_id is not None
         st.download_button(
@@ -131,74 +182,88 @@ def render_acts(detail: RunDetail, draft: DraftView | None, actor: str) -> None:
             on_click="ignore")
 
 
-def _approve_form(detail: RunDetail, draft: DraftView, actor: str, disabled: bool) -> None:
+def _approve(seen: Seen) -> None:
+    reason = st.session_state.get(f"approve_reason_{seen.run_id}_{seen.draft_id}") or None
+    _attempt("approve", lambda: service.approve(run_id=seen.run_id, actor=reviewer(),
+                                                expected_version=seen.version,
+                                                draft_id=seen.draft_id, override_reason=reason),
+             f"Approved v{seen.draft_version}.")
+
+
+def _approve_form(seen: Seen, draft: DraftView, disabled: bool) -> None:
     blocking = [f for f in draft.flags if f.blocking]
-    with st.form(f"approve_{detail.id}"):
+    with st.form(f"approve_{seen.run_id}"):
         st.markdown("**Approve**")
         if blocking:
             cats = ", ".join(sorted({f.category.replace("_", " ") for f in blocking}))
             st.markdown(f":red[v{draft.version} has {len(blocking)} open safety "
-                        f"flag{'s' if len(blocking) != 1 else ''} ({cats}).] Approving it "
-                        "anyway needs an override reason, kept in the audit trail.")
-        reason = st.text_area(
+                        f"flag{'s' if len(blocking) != 1 else ''} ({escape_inline(cats)}).] "
+                        "Approving it anyway needs an override reason, kept in the audit trail.")
+        st.text_area(
             "Override reason" + (" (required)" if blocking else " (only if a flag is open)"),
-            key=f"approve_reason_{detail.id}_{draft.id}", height=68,
+            key=f"approve_reason_{seen.run_id}_{seen.draft_id}", height=68,
             placeholder="Why this version is safe to use as it stands")
-        ok = st.form_submit_button(f"Approve v{draft.version}", type="primary",
-                                   icon=":material/check:", disabled=disabled)
-    slot = st.container()
-    if ok:
-        _act(slot, "approve", lambda: service.approve(run_id=detail.id, actor=actor,
-                                           expected_version=detail.version, draft_id=draft.id,
-                                           override_reason=reason or None),
-             f"Approved v{draft.version}.")
+        st.form_submit_button(f"Approve v{draft.version}", type="primary",
+                              icon=":material/check:", disabled=disabled,
+                              on_click=_approve, args=(seen,))
 
 
-def _revise_form(detail: RunDetail, actor: str, disabled: bool) -> None:
-    with st.form(f"revise_{detail.id}"):
+def _revise(seen: Seen) -> None:
+    key = f"revise_comment_{seen.run_id}"
+    comment = str(st.session_state.get(key) or "")
+    _attempt("revise", lambda: service.request_revision(run_id=seen.run_id, actor=reviewer(),
+                                                        comment=comment,
+                                                        expected_version=seen.version),
+             "Sent back to the drafter with your comment.", unsaved=comment or None)
+
+
+def _revise_form(seen: Seen, disabled: bool) -> None:
+    with st.form(f"revise_{seen.run_id}", clear_on_submit=False):
         st.markdown("**Send back to the drafter**")
-        comment = st.text_area("What should change?", key=f"revise_comment_{detail.id}",
-                               height=90, placeholder="e.g. Use simpler words and add a step "
-                               "for the night before the exam.")
-        ok = st.form_submit_button("Request revision", icon=":material/undo:", disabled=disabled)
-    slot = st.container()
-    if ok:
-        _act(slot, "revise", lambda: service.request_revision(run_id=detail.id, actor=actor,
-                                                    comment=comment or "",
-                                                    expected_version=detail.version),
-             "Sent back to the drafter with your comment.")
+        st.text_area("What should change?", key=f"revise_comment_{seen.run_id}", height=90,
+                     placeholder="e.g. Use simpler words and add a step for the night before "
+                     "the exam.")
+        st.form_submit_button("Request revision", icon=":material/undo:", disabled=disabled,
+                              on_click=_revise, args=(seen,))
 
 
-def _reject_form(detail: RunDetail, actor: str, disabled: bool) -> None:
-    with st.expander("Reject this run"):
-        with st.form(f"reject_{detail.id}", border=False):
-            comment = st.text_input("Reason (optional)", key=f"reject_comment_{detail.id}")
-            ok = st.form_submit_button("Reject", icon=":material/block:", disabled=disabled)
-        slot = st.container()
-    if ok:
-        _act(slot, "reject", lambda: service.reject(run_id=detail.id, actor=actor, comment=comment or None,
-                                          expected_version=detail.version),
+def _reject(seen: Seen) -> None:
+    comment = st.session_state.get(f"reject_comment_{seen.run_id}") or None
+    _attempt("reject", lambda: service.reject(run_id=seen.run_id, actor=reviewer(),
+                                              comment=comment, expected_version=seen.version),
              "Rejected the run.")
 
 
-def _halt_form(detail: RunDetail, actor: str, disabled: bool) -> None:
-    with st.form(f"halt_{detail.id}"):
-        st.markdown("**Halt the loop**")
-        st.caption("The run stops after its current step and waits for your review.")
-        comment = st.text_input("Why (optional)", key=f"halt_comment_{detail.id}")
-        ok = st.form_submit_button("Halt", icon=":material/stop_circle:", disabled=disabled)
-    slot = st.container()
-    if ok:
-        _act(slot, "halt", lambda: service.halt(run_id=detail.id, actor=actor, comment=comment or None),
+def _reject_form(seen: Seen, disabled: bool) -> None:
+    with st.expander("Reject this run"):
+        with st.form(f"reject_{seen.run_id}", border=False):
+            st.text_input("Reason (optional)", key=f"reject_comment_{seen.run_id}")
+            st.form_submit_button("Reject", icon=":material/block:", disabled=disabled,
+                                  on_click=_reject, args=(seen,))
+
+
+def _halt(seen: Seen) -> None:
+    comment = st.session_state.get(f"halt_comment_{seen.run_id}") or None
+    _attempt("halt", lambda: service.halt(run_id=seen.run_id, actor=reviewer(), comment=comment),
              "Halt requested: the run stops after its current step.")
 
 
-def _retry_form(detail: RunDetail, actor: str, disabled: bool) -> None:
-    with st.form(f"retry_{detail.id}"):
+def _halt_form(seen: Seen, disabled: bool) -> None:
+    with st.form(f"halt_{seen.run_id}"):
+        st.markdown("**Halt the loop**")
+        st.caption("The run stops after its current step and waits for your review.")
+        st.text_input("Why (optional)", key=f"halt_comment_{seen.run_id}")
+        st.form_submit_button("Halt", icon=":material/stop_circle:", disabled=disabled,
+                              on_click=_halt, args=(seen,))
+
+
+def _retry(seen: Seen) -> None:
+    _attempt("retry", lambda: service.retry(run_id=seen.run_id, actor=reviewer()), "Retrying.")
+
+
+def _retry_form(seen: Seen, disabled: bool) -> None:
+    with st.form(f"retry_{seen.run_id}"):
         st.markdown("**Retry**")
         st.caption("Runs the failed step again; nothing already saved is touched.")
-        ok = st.form_submit_button("Retry the failed step", type="primary",
-                                   icon=":material/replay:", disabled=disabled)
-    slot = st.container()
-    if ok:
-        _act(slot, "retry", lambda: service.retry(run_id=detail.id, actor=actor), "Retrying.")
+        st.form_submit_button("Retry the failed step", type="primary", icon=":material/replay:",
+                              disabled=disabled, on_click=_retry, args=(seen,))

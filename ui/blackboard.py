@@ -20,7 +20,10 @@ def render_blackboard(detail: RunDetail) -> None:
     versions = sorted({version.get(n.draft_id or 0, 0) for n in detail.notes}, reverse=True)
     authors = sorted({n.author for n in detail.notes})
     c1, c2, c3 = st.columns([1, 2, 2])
-    pick = c1.selectbox("Version", ["all", *versions], key=f"bb_version_{detail.id}",
+    current = version.get(detail.current_draft_id or 0)
+    options = ["all", *versions]
+    pick = c1.selectbox("Version", options, key=f"bb_version_{detail.id}_{current}",
+                        index=options.index(current) if current in options else 0,
                         format_func=lambda v: "All versions" if v == "all" else f"v{v}")
     prios = c2.pills("Priority", PRIORITIES, selection_mode="multi", default=list(PRIORITIES),
                      key=f"bb_prio_{detail.id}")

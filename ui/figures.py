@@ -32,29 +32,39 @@ def score_history_figure(detail: RunDetail) -> go.Figure:
     scored = [d for d in detail.drafts if d.scores]
     versions = [d.version for d in detail.drafts]
     names = score_names(detail)
+    spread = 0.05  # points of different scores on one version side by side, not on top
     for i, name in enumerate(names):
         color = PALETTE[i % len(PALETTE)]
         pts = [d for d in scored if name in d.scores]
+        shift = (i - (len(names) - 1) / 2) * spread
         fig.add_trace(go.Scatter(
-            x=[d.version for d in pts], y=[d.scores[name] for d in pts],
+            x=[d.version + shift for d in pts], y=[d.scores[name] for d in pts],
             mode="lines+markers", name=name, legendgroup=name, meta={"role": "score", "score": name},
             line={"color": color, "width": 2},
             marker={"color": color, "size": [15 if d.author_kind == "human" else 8 for d in pts],
                     "symbol": [HUMAN_SYMBOL if d.author_kind == "human" else AGENT_SYMBOL
                                for d in pts],
                     "line": {"color": "white", "width": 1}},
-            customdata=[plain(d.author) for d in pts],
-            hovertemplate=f"{name} %{{y:.2f}} · v%{{x}} by %{{customdata}}<extra></extra>",
+            customdata=[[d.version, plain(d.author)] for d in pts],
+            hovertemplate=f"{name} %{{y:.2f}} · v%{{customdata[0]}} by %{{customdata[1]}}<extra></extra>",
         ))
         if name in detail.thresholds and versions:
             t = detail.thresholds[name]
-            lo, hi = min(versions) - 0.3, max(versions) + 0.3
+            lo, hi = min(versions) - 0.4, max(versions) + 0.4
             fig.add_trace(go.Scatter(
                 x=[lo, hi], y=[t, t], mode="lines", name=f"{name} ≥ {t:.2f}", legendgroup=name,
                 showlegend=False, meta={"role": "threshold", "score": name, "value": t},
                 line={"color": color, "width": 1.5, "dash": "dash"}, opacity=0.6,
                 hovertemplate=f"{name} threshold {t:.2f}<extra></extra>",
             ))
+    by_value: dict[float, list[str]] = {}
+    for name in names:
+        if name in detail.thresholds:
+            by_value.setdefault(round(detail.thresholds[name], 4), []).append(name)
+    for value, group in by_value.items():
+        fig.add_annotation(text=f"{', '.join(group)} ≥ {value:.2f}", xref="paper", x=1,
+                           xanchor="right", y=value, yanchor="bottom", showarrow=False,
+                           font={"size": 10, "color": "#64748b"})
     for d in detail.drafts:
         if d.author_kind == "human":
             fig.add_vline(x=d.version, line={"color": "#64748b", "width": 1, "dash": "dot"},

@@ -102,7 +102,7 @@ def spans_markdown(spans: list[Span]) -> str:
 
 
 def _cell(spans: list[Span]) -> str:
-    return spans_markdown(spans).replace("|", "\\|") or " "
+    return spans_markdown(spans) or " "  # a pipe is already escaped (GFM: a literal pipe)
 
 
 def side_by_side_table(rows: list[DiffRow], *, left: str, right: str) -> str:

@@ -59,7 +59,7 @@ def render_protocol_form(actor: str) -> int | None:
             kind="protocol", actor=actor, params=params,
             input={"intent": intent, "audience": audience, "exercise_type": exercise})
     except InvalidInput as exc:
-        _show_errors(exc, errors)
+        _show_errors(exc, errors, {"intent": intent, "audience": audience})
         return None
 
 
@@ -98,10 +98,12 @@ def _advanced(errors: dict[str, Any]) -> dict[str, Any]:
     return params
 
 
-def _show_errors(exc: InvalidInput, slots: dict[str, Any]) -> None:
+def _show_errors(exc: InvalidInput, slots: dict[str, Any], values: dict[str, str]) -> None:
     shown = False
     for field, message in exc.fields.items():
         slot = slots.get(field.split(".")[0])
+        if not str(values.get(field, "x")).strip():
+            message = "is required"  # "at least 3 characters" reads oddly for a blank field
         if slot is not None:
             slot.error(f"{field.split('.')[0].replace('_', ' ').capitalize()} {message}.",
                        icon=":material/error:")

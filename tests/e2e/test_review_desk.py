@@ -4,6 +4,7 @@ backend, driven by Playwright. Screenshots of every page go to test-artifacts/."
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -99,6 +100,7 @@ def test_start_edit_approve_and_find_it_in_the_queue(page, app: AppServer, artif
     # Edit in place and save a new version.
     page.get_by_text("Edit", exact=True).click()
     editor = page.get_by_role("textbox", name="Editing v")
+    expect(editor).to_have_value(re.compile(r"## Steps"))
     original = editor.input_value()
     editor.fill(original + "\n\nBefore the exam, remember one calm moment you have had.")
     _shot(page, artifacts, "03-run-editing")
