@@ -138,7 +138,8 @@ if calls:
     picked = st.selectbox("Call", list(by_id), key=CALL_KEY, label_visibility="collapsed",
                           format_func=lambda i: _call_label(by_id[i], seq))
     _show_call(picked)
-    with st.expander(f"All {len(calls)} calls"):
+    # On request only: a 500-row grid is the heaviest thing this page could draw.
+    if st.toggle(f"Table of all {len(calls)} calls", key=f"all_calls_{run_id}"):
         st.dataframe(pd.DataFrame([{
             "call": c.id, "step": seq.get(c.step_id), "agent": c.agent, "model": c.model,
             "status": c.status, "started": c.started_at, "latency_ms": round(c.latency_ms),
