@@ -50,8 +50,8 @@ def measure(n: int, url: str, logs: Path) -> dict[str, float]:
         done = 0
         while done < n:
             if proc.poll() is not None:
-                raise RuntimeError("the worker exited early: "
-                                   + (logs / "memory-worker.log").read_text(errors="replace")[-2000:])
+                tail = (logs / "memory-worker.log").read_text(errors="replace")[-2000:]
+                raise RuntimeError(f"the worker exited early: {tail}")
             if time.perf_counter() - t0 > 900:
                 raise RuntimeError(f"only {done} of {n} runs reached review in 900 s")
             time.sleep(0.25)
