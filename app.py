@@ -7,6 +7,7 @@ from pathlib import Path
 
 import streamlit as st
 
+from ui.budget_banner import budget_banner
 from ui.sidebar import render_sidebar
 from ui.worker import ensure_worker
 
@@ -40,4 +41,6 @@ nav = {
 page = st.navigation({section: pages for section, pages in nav.items() if pages})
 
 render_sidebar(ensure_worker())
+with st.sidebar:
+    budget_banner(compact=True)  # monthly budget alerts at 80% and 100%
 page.run()

@@ -137,3 +137,24 @@ def test_costs_are_for_ops_once_roles_exist(seeded: SeedReport) -> None:
     assert any("ops staff" in w.body for w in at.warning) and not at.metric
     at = open_page("pages/traces.py", who="dr. lee", run=str(seeded.big_run_id))
     assert metrics(at)["LLM calls"] == "300"  # traces are open to the kind's owners
+
+
+def _sidebar_text() -> str:
+    # AppTest keeps the sidebar of the first run only (a switch_page run leaves it empty):
+    # app.py draws it before whichever page runs, so the first page shows what all show.
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.session_state["reviewer"] = "olu"
+    at.run()
+    assert not at.exception
+    return " ".join(c.value for c in at.sidebar.caption)
+
+
+def test_the_sidebar_carries_the_budget_alerts(seeded: SeedReport) -> None:
+    side = _sidebar_text()
+    assert "Protocol** near budget" in side and "Campaign** over budget" in side
+    settings.set_monthly_budget(kind="campaign", usd=None, actor="olu")
+    settings.set_monthly_budget(kind="protocol", usd=None, actor="olu")
+    from ui.budget_banner import _statuses
+
+    _statuses.clear()  # the banner caches this month's spend for 30 s
+    assert "budget" not in _sidebar_text()
