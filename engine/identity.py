@@ -82,7 +82,7 @@ def require(actor: str, action: str, kind: str | None = None, *,
     if can(actor, action, kind, session=session):
         return
     mine = sorted(roles_of(actor, session=session))
-    needed = sorted(r for r in ROLES if allowed({r}, action, kind))
+    needed = [r for r in ROLES if allowed({r}, action, kind)]
     what = f"{action.replace('_', ' ')} {kind + ' runs' if kind else ''}".strip()
     has = f"your roles: {', '.join(mine)}" if mine else "you have no role yet"
     raise PermissionDenied(

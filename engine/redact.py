@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 from typing import Any
 
 _EMAIL = re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}")
 # Phone numbers: an optional +country code, then 7+ digits with common separators.
-_PHONE = re.compile(r"(?<![\w.])(?:\+?\d{1,3}[\s.-]?)?(?:\(\d{2,4}\)[\s.-]?)?\d{3,4}[\s.-]?\d{3,4}(?:[\s.-]?\d{2,4})?(?![\w.])")
+# It may end a sentence ("call 555-0134."), but not run on into a decimal ("3.1415926").
+_PHONE = re.compile(r"(?<![\w.])(?:\+?\d{1,3}[\s.-]?)?(?:\(\d{2,4}\)[\s.-]?)?\d{3,4}[\s.-]?\d{3,4}"
+                    r"(?:[\s.-]?\d{2,4})?(?!\w|\.\d)")
 _API_KEY = re.compile(r"\bsk-[A-Za-z0-9_-]{8,}")
 
 
@@ -21,12 +24,28 @@ def _phone_like(match: re.Match[str]) -> str:
     return "[phone]" if digits >= 7 else match.group(0)
 
 
-def redact_text(text: str) -> str:
-    """Secrets are always removed; emails and phone numbers unless DRAFTROOM_REDACT_PII=0."""
+def redact_secrets_text(text: str) -> str:
+    """API keys (the configured one, and anything shaped like one) out; everything else kept."""
     key = os.environ.get("OPENAI_API_KEY")
     if key and len(key) >= 8:
         text = text.replace(key, "[api-key]")
-    text = _API_KEY.sub("[api-key]", text)
+    return _API_KEY.sub("[api-key]", text)
+
+
+def redact_secrets(value: Any) -> Any:
+    """redact_secrets_text on every string inside a JSON-like value."""
+    if isinstance(value, str):
+        return redact_secrets_text(value)
+    if isinstance(value, dict):
+        return {k: redact_secrets(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [redact_secrets(v) for v in value]
+    return value
+
+
+def redact_text(text: str) -> str:
+    """Secrets are always removed; emails and phone numbers unless DRAFTROOM_REDACT_PII=0."""
+    text = redact_secrets_text(text)
     if _pii_enabled():
         text = _EMAIL.sub("[email]", text)
         text = _PHONE.sub(_phone_like, text)
@@ -42,3 +61,27 @@ def redact(value: Any) -> Any:
     if isinstance(value, list | tuple):
         return [redact(v) for v in value]
     return value
+
+
+def _redacting_factory(make: Any) -> Any:
+    def factory(*args: Any, **kwargs: Any) -> logging.LogRecord:
+        record = make(*args, **kwargs)
+        try:
+            message = record.getMessage()
+        except Exception:  # a malformed log call: leave it to logging to report
+            return record
+        clean = redact_text(message)
+        if clean != message:
+            record.msg, record.args = clean, ()
+        return record
+
+    factory._draftroom_redacting = True  # type: ignore[attr-defined]
+    return factory
+
+
+def install_log_redaction() -> None:
+    """Redact every log record of the process (ours, and any library's that quotes a request
+    or an error body) as it is made, whatever handler writes it later. Idempotent."""
+    current = logging.getLogRecordFactory()
+    if not getattr(current, "_draftroom_redacting", False):
+        logging.setLogRecordFactory(_redacting_factory(current))

@@ -19,6 +19,7 @@ from db.session import session_scope
 from engine.errors import ApprovalBlocked, InvalidInput, InvalidState, NotFound, StaleRun
 from engine.identity import require
 from engine.pipelines.registry import get_pipeline
+from engine.redact import redact_secrets, redact_secrets_text
 from engine.supervisor import content_hash
 from engine.text import clean_text
 from engine.validation import parse_input
@@ -57,7 +58,7 @@ def _actor(actor: str) -> str:
 
 
 def _comment(comment: str | None, *, required: bool, what: str = "comment") -> str | None:
-    text = clean_text(comment or "")
+    text = redact_secrets_text(clean_text(comment or ""))
     if required and not text:
         raise InvalidInput(f"A {what} is required.", {what: "is required"})
     if len(text) > MAX_COMMENT_CHARS:
@@ -86,6 +87,7 @@ def start_run(
         raise InvalidInput(str(exc), {"kind": str(exc)}) from None
     who = _actor(actor)
     data = input.model_dump() if isinstance(input, BaseModel) else input
+    data = redact_secrets(data)  # a pasted API key is never stored or sent to a model
     parsed = parse_input(pipeline.input_model, data)
     p = params if isinstance(params, RunParams) else parse_input(RunParams, params or {})
     scored = {name for st in pipeline.stages for name in st.thresholds}
@@ -206,7 +208,7 @@ def edit(*, run_id: int, actor: str, content: str, expected_version: int | None 
     """Save a person's edit as a new version; the checks run now, the critics re-score it
     next (the run is queued for review and then waits for a person again)."""
     who = _actor(actor)
-    text = clean_text(content or "")
+    text = redact_secrets_text(clean_text(content or ""))
     if not text:
         raise InvalidInput("The draft is empty; write something or cancel the edit.",
                            {"content": "is required"})

@@ -49,6 +49,7 @@ from engine.pipelines.base import (
 )
 from engine.pipelines.registry import get_pipeline
 from engine.prompts import ResolvedPrompt, resolve_prompt
+from engine.redact import redact_secrets_text, redact_text
 
 COMMIT_ATTEMPTS = 5
 log = logging.getLogger("draftroom.supervisor")
@@ -282,7 +283,7 @@ class Supervisor:
         assert plan.task is not None
         out = run_agent(stage.drafter, plan.task, self.backend, self._ctx(plan),
                         prompt=plan.prompts.get(stage.drafter.name))
-        return stage.to_text(out)
+        return redact_secrets_text(stage.to_text(out))  # a model never gets to store a key
 
     def _draft_task(self, s: Session, plan: StepPlan) -> DraftTask:
         c = s.connection()
@@ -318,7 +319,8 @@ class Supervisor:
                    for c in stage.critics]
         reviews = [(name, as_review(f.result())) for name, f in futures]
         combined = combine_review(stage, reviews, checks.caps)
-        notes = [(name, n) for name, r in reviews for n in r.notes]
+        notes = [(name, n.model_copy(update={"text": redact_secrets_text(n.text)}))
+                 for name, r in reviews for n in r.notes]
         notes += [
             ("checks", NoteOut(target="drafter", priority="critical",
                                text=f"{f.category.replace('_', ' ')}: rewrite or remove \"{f.text}\""))
@@ -492,6 +494,7 @@ class Supervisor:
 
     def _stop(self, plan: StepPlan, *, status: str, reason: str, message: str) -> None:
         """End the step without outputs: the run waits for a person; nothing earlier changes."""
+        message = redact_text(message)  # servers quote requests (emails, keys) in errors
         for _ in range(COMMIT_ATTEMPTS):
             try:
                 with session_scope() as s:

@@ -17,6 +17,7 @@ from engine.leases import (
     release_all,
 )
 from engine.llm.base import LLMBackend
+from engine.redact import install_log_redaction
 from engine.supervisor import StepEvent, Supervisor
 
 log = logging.getLogger("draftroom.worker")
@@ -37,6 +38,7 @@ class Worker:
         poll_seconds: float = 0.5,
         on_event: Callable[[StepEvent], None] | None = None,
     ) -> None:
+        install_log_redaction()  # no key or PII in a worker's logs, whoever logs it
         self.worker_id = worker_id or new_worker_id()
         self.backend = backend or _default_backend()
         self.poll_seconds = poll_seconds
