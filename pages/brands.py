@@ -15,8 +15,7 @@ from ui.reviewer import reviewer
 
 NEW = 0
 PICK, NEXT, FLASH = "brand_pick", "_brand_pick_next", "_brand_flash"
-CAMPAIGN_BRAND = "campaign_brand_id"
-"""The brand the campaign form on the Start page opens with."""
+CAMPAIGN_BRAND = "campaign_brand_id"  # the brand the campaign form on the Start page opens with
 
 FIELDS: list[tuple[str, str, str, str]] = [
     # (field, label, widget, help)

@@ -519,13 +519,12 @@ def draft_plan(task: DraftTask) -> PlanDraft:
     scale = min(1.0, creator_share / sum(fees)) if sum(fees) else 1.0
     deliverables = []
     for k, (e, fee) in enumerate(zip(shortlist, fees, strict=True)):
-        sent = [m.channel for m in outreach.messages if m.handle == e["handle"]]
-        via = e.get("contact_channel") if e.get("contact_channel") in (sent or campaign_channels) \
-            else (sent or campaign_channels or ["email"])[0]
+        # Their own channel when the campaign uses it, else the marketer's first channel.
+        via = e.get("contact_channel") if e.get("contact_channel") in campaign_channels \
+            else (campaign_channels or ["email"])[0]
         deliverables.append(CreatorDeliverable(
             creator_handle=e["handle"], creator_name=e.get("name", ""),
-            deliverables=PLATFORM_SHORT.get(e.get("platform", ""), "1 sponsored post")
-            + ", with #ad",
+            deliverables=PLATFORM_SHORT.get(e.get("platform", ""), "1 sponsored post"),
             post_window="Week 3" if k % 2 == 0 else "Week 4",
             fee_usd=float(int(fee * scale)), contact_channel=str(via)))
     fees_total = sum(d.fee_usd for d in deliverables)
