@@ -261,9 +261,10 @@ def cmd_branch(a: argparse.Namespace) -> int:
 def cmd_seed_demo(a: argparse.Namespace) -> int:
     from engine.seed_demo import seed_demo
 
-    print(f"seeding {a.calls:,} calls in {a.runs:,} runs into {describe_database()} ...",
+    runs = a.runs or max(a.calls // 20, 1)
+    print(f"seeding {a.calls:,} calls in {runs:,} runs into {describe_database()} ...",
           flush=True)
-    r = seed_demo(calls=a.calls, runs=a.runs, big_run_calls=a.big_run_calls, seed=a.seed)
+    r = seed_demo(calls=a.calls, runs=runs, big_run_calls=a.big_run_calls, seed=a.seed)
     print(f"added {r.runs:,} runs, {r.steps:,} steps, {r.calls:,} calls, {r.drafts:,} drafts "
           f"in {r.seconds:.1f} s" + (f"; run {r.big_run_id} has {a.big_run_calls} calls"
                                       if r.big_run_id else ""))
@@ -399,7 +400,7 @@ def build_parser() -> argparse.ArgumentParser:
     br.set_defaults(fn=cmd_branch)
     sd = sub.add_parser("seed-demo", help="add a realistic demo dataset (runs, steps, calls)")
     sd.add_argument("--calls", type=int, default=100_000, help="LLM calls to add")
-    sd.add_argument("--runs", type=int, default=5_000, help="runs to spread them over")
+    sd.add_argument("--runs", type=int, help="runs to spread them over (default: calls / 20)")
     sd.add_argument("--big-run-calls", type=int, default=500,
                     help="calls of one long run, for the Traces page (0: none)")
     sd.add_argument("--seed", type=int, default=7, help="random seed")

@@ -15,7 +15,18 @@ from typing import Literal
 
 import pandas as pd
 from pydantic import BaseModel, ConfigDict, model_validator
-from sqlalchemy import BigInteger, Float, Select, and_, case, cast, func, select, true
+from sqlalchemy import (
+    BigInteger,
+    Float,
+    Select,
+    String,
+    and_,
+    case,
+    cast,
+    func,
+    select,
+    true,
+)
 from sqlalchemy.engine import Connection, Engine
 
 from db.models import CallLatency, CallRollup, HumanAction, LLMCall, Run
@@ -138,7 +149,8 @@ def _sums() -> list:  # type: ignore[type-arg]
 
 def _frame(conn: Connection, q: Select) -> pd.DataFrame:  # type: ignore[type-arg]
     result = conn.execute(q)
-    df = pd.DataFrame(result.all(), columns=list(result.keys()))
+    # Plain tuples: pandas probes each Row's attributes, which costs more than the query.
+    df = pd.DataFrame([tuple(r) for r in result.all()], columns=list(result.keys()))
     for c in df.columns:  # NUMERIC from PostgreSQL window sums and exp()
         if df[c].dtype == object and len(df) and isinstance(df[c].iloc[0], Decimal):
             df[c] = df[c].astype(float)
@@ -205,8 +217,10 @@ def breakdown(f: OpsFilter, dim: Dimension) -> pd.DataFrame:
 
 
 def table(f: OpsFilter) -> pd.DataFrame:
-    """The filtered rollup itself, a row per day, kind, model, agent and stage (the CSV)."""
-    keys = [CallRollup.day, CallRollup.kind, CallRollup.model, CallRollup.agent, CallRollup.stage]
+    """The filtered rollup itself, a row per day, kind, model, agent and stage (the CSV).
+    Days come back as ISO text: parsing thousands of dates costs more than the query."""
+    keys = [cast(CallRollup.day, String).label("day"), CallRollup.kind, CallRollup.model,
+            CallRollup.agent, CallRollup.stage]
     cols = [getattr(CallRollup, c) for c in _SUMS]
     q = select(*keys, *cols).where(*_where(f, CallRollup)).order_by(*keys)
     with _connect() as conn:

@@ -24,6 +24,9 @@ _KEYS = "day, kind, model, agent, stage"
 _SUMS = ("calls", "errors", "unpriced", "cost_usd", "prompt_tokens", "cached_tokens",
          "completion_tokens", "latency_ms")
 SQLITE_TRIGGERS = ("llmcall_rollup_ins", "llmcall_rollup_del", "llmcall_rollup_upd")
+# An update of any other column (the request, the response) leaves the rollup alone.
+_WATCHED = ("started_at, kind, model, agent, stage, status, cost_usd, prompt_tokens, "
+            "cached_tokens, completion_tokens, latency_ms")
 PG_TRIGGER = "llmcall_rollup"
 
 
@@ -102,7 +105,8 @@ BEGIN
   RETURN NULL;
 END $$ LANGUAGE plpgsql""",
             f"DROP TRIGGER IF EXISTS {PG_TRIGGER} ON llmcall",
-            f"CREATE TRIGGER {PG_TRIGGER} AFTER INSERT OR UPDATE OR DELETE ON llmcall "
+            f"CREATE TRIGGER {PG_TRIGGER} AFTER INSERT OR UPDATE OF {_WATCHED} OR DELETE "
+            f"ON llmcall "
             f"FOR EACH ROW EXECUTE FUNCTION {PG_TRIGGER}()",
         ]
     ins, dele, upd = SQLITE_TRIGGERS
@@ -111,7 +115,8 @@ END $$ LANGUAGE plpgsql""",
     return [
         f"CREATE TRIGGER IF NOT EXISTS {ins} AFTER INSERT ON llmcall BEGIN\n  {add};\nEND",
         f"CREATE TRIGGER IF NOT EXISTS {dele} AFTER DELETE ON llmcall BEGIN\n  {remove};\nEND",
-        f"CREATE TRIGGER IF NOT EXISTS {upd} AFTER UPDATE ON llmcall BEGIN\n  {remove};\n"
+        f"CREATE TRIGGER IF NOT EXISTS {upd} AFTER UPDATE OF {_WATCHED} ON llmcall BEGIN\n"
+        f"  {remove};\n"
         f"  {add};\nEND",
     ]
 
