@@ -9,6 +9,7 @@ import streamlit as st
 
 from ui.budget_banner import budget_banner
 from ui.sidebar import render_sidebar
+from ui.startup import prepare_database
 from ui.worker import ensure_worker
 
 HERE = Path(__file__).parent
@@ -40,6 +41,7 @@ nav = {
 }
 page = st.navigation({section: pages for section, pages in nav.items() if pages})
 
+prepare_database()
 render_sidebar(ensure_worker())
 with st.sidebar:
     budget_banner(compact=True)  # monthly budget alerts at 80% and 100%

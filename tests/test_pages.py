@@ -391,3 +391,37 @@ def test_html_in_a_draft_is_rendered_as_text_not_markup() -> None:
     drafts = [m for m in at.markdown if "<script>alert(1)</script>" in m.value]
     assert drafts and all(not m.proto.allow_html for m in at.markdown)
 
+
+
+def test_acts_the_reviewers_role_does_not_allow_are_greyed_out_with_the_reason() -> None:
+    from engine.identity import grant
+
+    run_id = new_run()
+    grant(actor="root", person="root", role="admin")
+    grant(actor="root", person=ME, role="ops")
+    at = open_run(run_id)
+    approve = next(b for b in at.button if b.label.startswith("Approve v"))
+    assert approve.disabled
+    assert at.toggle(key=f"editing_{run_id}").disabled
+    assert any("approve needs clinician or admin" in i.value for i in at.info)
+    grant(actor="root", person=ME, role="clinician")
+    at.run()
+    assert not next(b for b in at.button if b.label.startswith("Approve v")).disabled
+
+
+def test_campaign_run_page_shows_its_stages_and_uses_the_campaign_view() -> None:
+    pytest.importorskip("ui.campaign_view")
+    from engine.brands import list_brands
+
+    brand = list_brands()[0]
+    run_id = service.start_run(kind="campaign", actor="seed", input={
+        "brand_id": brand.id, "brand_name": brand.name, "goal": "More weekend visitors",
+        "audience": "Students nearby", "budget": 1000, "channels": ["email", "sms"],
+        "num_creators": 2})
+    drive()
+    at = open_run(run_id)
+    assert_ok(at)
+    detail = get_run(run_id)
+    stages = next(m.value for m in at.markdown if m.value.startswith("**Stages**"))
+    assert all(s.replace("_", " ") in stages for s in detail.stages)
+    assert ":blue-badge[:material/arrow_forward:" in stages  # the current stage

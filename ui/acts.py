@@ -20,7 +20,7 @@ from engine.errors import ApprovalBlocked, ServiceError, StaleRun
 from engine.export import export_markdown
 from engine.views import DraftView, RunDetail
 from ui.markdown import escape_inline
-from ui.reviewer import MISSING_HINT, reviewer
+from ui.reviewer import MISSING_HINT, permitted, reviewer, role_hint
 
 FLASH = "_flash"
 OUTCOME = "_act_outcome"
@@ -116,9 +116,12 @@ def _edit_key(run_id: int) -> str:
 
 def edit_toggle(detail: RunDetail, draft: DraftView | None, actor: str) -> bool:
     """The "Edit" switch above the draft; True while the person is editing."""
-    can = draft is not None and detail.status in EDITABLE and bool(actor)
+    may = bool(actor) and permitted(actor, detail.kind, ("edit",))["edit"]
+    can = draft is not None and detail.status in EDITABLE and may
     why = ("Edit the text and save it as a new version; the critics re-score it." if can else
-           MISSING_HINT if not actor else "You can edit while the run waits for review.")
+           MISSING_HINT if not actor else
+           role_hint(actor, detail.kind, "edit") if not may else
+           "You can edit while the run waits for review.")
     on = st.toggle("Edit", key=_edit_key(detail.id), disabled=not can, help=why)
     return bool(on and can)
 
@@ -159,20 +162,26 @@ def render_edit_form(detail: RunDetail, draft: DraftView) -> None:
 
 
 def render_acts(detail: RunDetail, draft: DraftView | None, actor: str) -> None:
-    show_outcome(("approve", "revise", "reject", "halt", "retry"))
-    if not actor and detail.status not in RunStatus.FINAL:
-        st.info(MISSING_HINT, icon=":material/person:")
+    acts = ("approve", "revise", "reject", "halt", "retry")
+    show_outcome(acts)
+    may = permitted(actor, detail.kind, acts)
+    offered = _offered(detail, draft)
+    if detail.status not in RunStatus.FINAL:
+        if not actor:
+            st.info(MISSING_HINT, icon=":material/person:")
+        elif (barred := [a for a in offered if not may[a]]):
+            st.info(role_hint(actor, detail.kind, barred[0]), icon=":material/lock:")
     seen = _seen(detail, draft)
-    disabled = not actor
-    if detail.status in RunStatus.ACTIVE:
-        _halt_form(seen, disabled)
-    if detail.status == RunStatus.FAILED:
-        _retry_form(seen, disabled)
-    if detail.status == RunStatus.REVIEW and draft is not None:
-        _approve_form(seen, draft, disabled)
-    if detail.status in EDITABLE:
-        _revise_form(seen, disabled)
-        _reject_form(seen, disabled)
+    if "halt" in offered:
+        _halt_form(seen, not may["halt"])
+    if "retry" in offered:
+        _retry_form(seen, not may["retry"])
+    if "approve" in offered and draft is not None:
+        _approve_form(seen, draft, not may["approve"])
+    if "revise" in offered:
+        _revise_form(seen, detail.kind, not may["revise"])
+    if "reject" in offered:
+        _reject_form(seen, not may["reject"])
     if detail.drafts:
         approved = detail.approved_draft_id is not None
         st.download_button(
@@ -180,6 +189,20 @@ def render_acts(detail: RunDetail, draft: DraftView | None, actor: str) -> None:
             data=export_markdown(detail.id), file_name=f"draftroom-run-{detail.id}.md",
             mime="text/markdown", icon=":material/download:", key=f"export_{detail.id}",
             on_click="ignore")
+
+
+def _offered(detail: RunDetail, draft: DraftView | None) -> list[str]:
+    """The acts that fit the run's state."""
+    acts = []
+    if detail.status in RunStatus.ACTIVE:
+        acts.append("halt")
+    if detail.status == RunStatus.FAILED:
+        acts.append("retry")
+    if detail.status == RunStatus.REVIEW and draft is not None:
+        acts.append("approve")
+    if detail.status in EDITABLE:
+        acts += ["revise", "reject"]
+    return acts
 
 
 def _approve(seen: Seen) -> None:
@@ -217,12 +240,18 @@ def _revise(seen: Seen) -> None:
              "Sent back to the drafter with your comment.", unsaved=comment or None)
 
 
-def _revise_form(seen: Seen, disabled: bool) -> None:
+REVISE_EXAMPLE = {
+    "protocol": "e.g. Use simpler words and add a step for the night before the exam.",
+    "campaign": "e.g. Make the SMS shorter and lead with the student discount.",
+}
+
+
+def _revise_form(seen: Seen, kind: str, disabled: bool) -> None:
     with st.form(f"revise_{seen.run_id}", clear_on_submit=False):
         st.markdown("**Send back to the drafter**")
         st.text_area("What should change?", key=f"revise_comment_{seen.run_id}", height=90,
-                     placeholder="e.g. Use simpler words and add a step for the night before "
-                     "the exam.")
+                     placeholder=REVISE_EXAMPLE.get(kind, "What the next version should do "
+                                                    "differently"))
         st.form_submit_button("Request revision", icon=":material/undo:", disabled=disabled,
                               on_click=_revise, args=(seen,))
 

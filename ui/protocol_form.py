@@ -17,7 +17,7 @@ from engine.pipelines.protocol import (
     THRESHOLDS,
 )
 from ui.backend import backend_info
-from ui.reviewer import MISSING_HINT
+from ui.reviewer import MISSING_HINT, permitted, role_hint
 
 SCORE_HELP = {
     "safety": "Safety Guardian: nothing that could harm a client; a crisis line is present.",
@@ -48,10 +48,13 @@ def render_protocol_form(actor: str) -> int | None:
         errors["exercise_type"] = right.empty()
         params = _advanced(errors)
         errors["_form"] = st.empty()
+        may = permitted(actor, "protocol", ("start",))["start"]
         submitted = st.form_submit_button("Start drafting", type="primary",
-                                          icon=":material/play_arrow:", disabled=not actor)
+                                          icon=":material/play_arrow:", disabled=not may)
     if not actor:
         st.caption(MISSING_HINT)
+    elif not may:
+        st.caption(role_hint(actor, "protocol", "start"))
     if not submitted:
         return None
     try:

@@ -78,12 +78,18 @@ def render_counts(runs: list[RunSummary]) -> None:
         col.metric(label, sum(r.status in statuses for r in runs), border=True)
 
 
+def _stages(kind: str) -> tuple[object, ...]:
+    pipeline = PIPELINES.get(kind)
+    return pipeline.stages if pipeline else ()
+
+
 def render_card(r: RunSummary) -> None:
     with st.container(border=True):
         c1, c2, c3 = st.columns([5, 4, 2], vertical_alignment="center")
         c1.page_link("pages/run.py", label=f"#{r.id} · {escape_inline(r.title)}",
                      query_params={"run": str(r.id)}, icon=":material/article:")
-        meta = [r.kind, f"started by {escape_inline(r.created_by)}", f"updated {ago(r.updated_at)}"]
+        kind = r.kind if len(_stages(r.kind)) < 2 else f"{r.kind} · stage {r.stage.replace('_', ' ')}"
+        meta = [kind, f"started by {escape_inline(r.created_by)}", f"updated {ago(r.updated_at)}"]
         if r.last_reviewer:
             meta.append(f"last act by {escape_inline(r.last_reviewer)}")
         if r.cost_usd:

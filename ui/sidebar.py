@@ -18,8 +18,11 @@ def render_sidebar(worker: WorkerStatus) -> None:
                       on_change=reviewer.sync_from_widget,
                       help="Recorded on every act (approve, edit, send back, reject, halt) "
                            "in the run's audit trail. Kept for this browser session.")
-        if not reviewer.reviewer():
+        name = reviewer.reviewer()
+        if not name:
             st.caption(":orange[:material/info: Needed before you start, edit or approve.]")
+        else:
+            st.caption(f":material/badge: {escape_inline(reviewer.roles_line(name))}")
         st.divider()
         info = backend_info()
         if info.error:

@@ -53,8 +53,19 @@ def browser() -> Iterator[object]:
         b.close()
 
 
+@pytest.fixture(scope="module")
+def worker_started(browser, app: AppServer) -> None:  # type: ignore[no-untyped-def]
+    """The in-app worker starts with the first browser session; tests that queue runs from
+    this process need it running before they wait for a run."""
+    ctx = browser.new_context()
+    pg = ctx.new_page()
+    pg.goto(app.url)
+    expect(pg.get_by_text("In-app worker running")).to_be_visible()
+    ctx.close()
+
+
 @pytest.fixture
-def page(browser, app: AppServer):  # type: ignore[no-untyped-def]
+def page(browser, app: AppServer, worker_started: None):  # type: ignore[no-untyped-def]
     ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
     pg = ctx.new_page()
     pg.set_default_timeout(WAIT)
@@ -174,3 +185,35 @@ def _wait_status(run_id: int, status: str, timeout: float = 30) -> None:
             return
         time.sleep(0.2)
     raise AssertionError(f"run {run_id} is {get_run(run_id).status}, not {status}")
+
+
+def test_two_tabs_see_the_same_run_and_a_stale_act_is_refused(  # type: ignore[no-untyped-def]
+        browser, app: AppServer, worker_started: None, artifacts: Path) -> None:
+    from engine import service
+
+    run_id = service.start_run(kind="protocol", actor="seed",
+                               input={"intent": "Plan pleasant activities", "audience": "adults"})
+    _wait_status(run_id, "awaiting_review")
+    ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
+    try:
+        one, two = ctx.new_page(), ctx.new_page()
+        for tab, name in ((one, "Ana"), (two, "Ben")):
+            tab.set_default_timeout(WAIT)
+            tab.goto(f"{app.url}/run?run={run_id}")
+            _sign_in(tab, name)
+            expect(tab.get_by_text("Waiting for your review")).to_be_visible()
+        one.get_by_role("textbox", name="What should change?").fill("Shorter steps, please.")
+        one.get_by_role("button", name="Request revision").click()
+        expect(one.get_by_text("Sent back to the drafter").first).to_be_visible()
+        # Tab two still shows the old version; its approval must not land on the new one.
+        two.get_by_role("button", name="Approve v").click()
+        expect(two.get_by_text("This run changed since you opened it")).to_be_visible()
+        _shot(two, artifacts, "10-run-stale-tab")
+        two.get_by_role("button", name="Reload").click()
+        expect(two.get_by_text("This run changed since you opened it")).to_have_count(0)
+        _wait_status(run_id, "awaiting_review")
+        from engine.views import get_run
+
+        assert [a.action for a in get_run(run_id).actions] == ["revise"]
+    finally:
+        ctx.close()
