@@ -18,7 +18,7 @@ from db.models import Draft, Flag, HumanAction, Note, Run, RunStatus, utcnow
 from db.session import session_scope
 from engine.errors import ApprovalBlocked, InvalidInput, InvalidState, NotFound, StaleRun
 from engine.identity import require
-from engine.pipelines.registry import get_pipeline
+from engine.pipelines.registry import PIPELINES, get_pipeline
 from engine.redact import redact_secrets, redact_secrets_text
 from engine.supervisor import content_hash
 from engine.text import clean_text
@@ -27,6 +27,7 @@ from engine.validation import parse_input
 MAX_DRAFT_CHARS = 50_000
 MAX_COMMENT_CHARS = 5_000
 MAX_ACTOR_CHARS = 120
+MAX_PROMPT_CHARS = 20_000
 
 
 class RunParams(BaseModel):
@@ -42,8 +43,30 @@ class RunParams(BaseModel):
     def _in_range(cls, v: dict[str, float]) -> dict[str, float]:
         for name, value in v.items():
             if not 0.0 <= float(value) <= 1.0:
-                raise ValueError(f"threshold {name} must be between 0 and 1")
+                raise ValueError(f"threshold {_shown(name)} must be between 0 and 1")
         return v
+
+    @field_validator("prompts")
+    @classmethod
+    def _clean_prompts(cls, v: dict[str, str | int]) -> dict[str, str | int]:
+        # Stored as JSON and sent to the model: no control characters (PostgreSQL refuses
+        # NUL), and a size a prompt can sensibly have.
+        out: dict[str, str | int] = {}
+        for agent, text in v.items():
+            if len(agent) > 64:
+                raise ValueError("agent names must be at most 64 characters")
+            if isinstance(text, str):
+                text = clean_text(text)
+                if len(text) > MAX_PROMPT_CHARS:
+                    raise ValueError(f"the prompt for {_shown(agent)} must be at most "
+                                     f"{MAX_PROMPT_CHARS} characters")
+            out[agent] = text
+        return out
+
+
+def _shown(value: object, limit: int = 40) -> str:
+    text = str(value)
+    return repr(text if len(text) <= limit else text[:limit] + "...")
 
 
 def _actor(actor: str) -> str:
@@ -83,8 +106,10 @@ def start_run(
     """Validate and queue a run; nothing is written when anything is invalid."""
     try:
         pipeline = get_pipeline(kind)
-    except ValueError as exc:
-        raise InvalidInput(str(exc), {"kind": str(exc)}) from None
+    except ValueError:
+        # Name what was asked for, shortened: a refusal never echoes a megabyte back.
+        msg = f"unknown kind {_shown(kind)}; known kinds: {', '.join(sorted(PIPELINES))}"
+        raise InvalidInput(msg, {"kind": msg}) from None
     who = _actor(actor)
     data = input.model_dump() if isinstance(input, BaseModel) else input
     data = redact_secrets(data)  # a pasted API key is never stored or sent to a model
@@ -93,7 +118,8 @@ def start_run(
     scored = {name for st in pipeline.stages for name in st.thresholds}
     unknown = set(p.thresholds) - scored
     if unknown:
-        raise InvalidInput(f"unknown threshold(s) {sorted(unknown)}; this pipeline scores "
+        raise InvalidInput(f"unknown threshold(s) {', '.join(sorted(map(_shown, unknown))[:5])}; "
+                           f"this pipeline scores "
                            f"{sorted(scored)}", {"thresholds": "unknown score name"})
     budget = p.budget_usd if p.budget_usd is not None else default_budget_usd
     with session_scope() as s:
