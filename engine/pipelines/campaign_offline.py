@@ -73,6 +73,12 @@ def brand_of(run_input: dict[str, Any], context: dict[str, Any] | None = None) -
         return load_brand(s, run_input.get("brand_id"))
 
 
+def brand_name_of(run_input: dict[str, Any], brand: BrandOut | None) -> str:
+    """The brand profile is the source of truth (the run's brand_name is what it was called
+    when the run started)."""
+    return brand.name if brand else str(run_input.get("brand_name") or "")
+
+
 def goal_type(goal: str) -> tuple[str, str]:
     for kind, keys, metric in GOALS:
         if re.search(keys, goal, re.I):
@@ -214,7 +220,7 @@ def _audience(asked: str, brand: BrandOut | None) -> str:
 def draft_brief(task: DraftTask) -> BriefDraft:
     i = task.input
     brand = brand_of(i, task.context)
-    name = i.get("brand_name") or (brand.name if brand else "the brand")
+    name = brand_name_of(i, brand) or "the brand"
     n = int(i.get("num_creators") or 5)
     channels = [LABELS.get(c, c) for c in i.get("channels", [])]
     products = (brand.products if brand else []) or ["our products"]
@@ -335,7 +341,7 @@ def draft_shortlist(task: DraftTask) -> ShortlistDraft:
              ShortlistPick(handle=h, match_pct=0, reasons="chosen by the reviewer")
              for h in chosen]
     others = [_pick(c) for c in candidates if c["handle"] not in chosen][:5]
-    brand = (task.context.get("brand") or {}).get("name") or i.get("brand_name", "")
+    brand = brand_name_of(i, brand_of(i, task.context))
     channels = ", ".join(LABELS.get(c, c) for c in i.get("channels", []))
     return ShortlistDraft(
         title=f"Creator shortlist: {brand}",
@@ -454,7 +460,7 @@ def _targets(notes: list[NoteOut], handle: str, channel: str) -> bool:
 def draft_outreach(task: DraftTask) -> OutreachDraft:
     i = task.input
     brand = brand_of(i, task.context)
-    brand_name = i.get("brand_name") or (brand.name if brand else "")
+    brand_name = brand_name_of(i, brand)
     shortlist: list[dict[str, Any]] = list(task.context.get("shortlist", []))
     channels: list[str] = list(i.get("channels", []))
     budget, n = float(i.get("budget") or 0), max(1, len(shortlist))
@@ -508,7 +514,7 @@ def _kpis_from_brief(brief: str) -> list[Kpi]:
 def draft_plan(task: DraftTask) -> PlanDraft:
     i = task.input
     brand = brand_of(i, task.context)
-    name = i.get("brand_name") or (brand.name if brand else "")
+    name = brand_name_of(i, brand)
     budget = float(i.get("budget") or 0)
     shortlist: list[dict[str, Any]] = list(task.context.get("shortlist", []))
     outreach = parse_outreach(task.context.get("outreach", "") or "")
@@ -760,7 +766,7 @@ def _evaluate_outreach(r: _Rubric, task: ReviewTask, brand: BrandOut | None) -> 
     if repeats:
         r.lose("quality", 1, f"Repeated sentences in {len(repeats)} message(s); say each "
                "thing once.")
-    _voice(r, task.content, brand, str(task.input.get("brand_name") or ""),
+    _voice(r, task.content, brand, brand_name_of(task.input, brand),
            conversational="\n".join(m.body for m in doc.messages))
 
 
@@ -791,7 +797,7 @@ def review_campaign(task: ReviewTask) -> Review:
     """The Evaluator: brand_voice, quality and completion on a 1-5 rubric, and a verdict."""
     r = _Rubric()
     brand = brand_of(task.input)
-    brand_name = str(task.input.get("brand_name") or (brand.name if brand else ""))
+    brand_name = brand_name_of(task.input, brand)
     if task.stage == "brief":
         _evaluate_brief(r, task)
     elif task.stage == "creators":
