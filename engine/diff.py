@@ -166,4 +166,5 @@ def stats(old: str, new: str) -> DiffStats:
     )
 
 
-__all__ = ["Span", "DiffRow", "DiffStats", "word_diff", "word_spans", "side_by_side", "unified", "stats"]
+__all__ = ["Span", "DiffRow", "DiffStats", "word_diff", "word_spans", "side_by_side", "unified",
+           "stats"]

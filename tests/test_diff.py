@@ -136,7 +136,8 @@ def test_escape_makes_every_punctuation_literal() -> None:
 
 
 def test_side_by_side_table_escapes_cells_and_pipes() -> None:
-    rows = side_by_side("a | b\n<img src=x onerror=alert(1)>", "a | c\n<img src=x onerror=alert(1)>")
+    img = "<img src=x onerror=alert(1)>"
+    rows = side_by_side(f"a | b\n{img}", f"a | c\n{img}")
     table = side_by_side_table(rows, left="v1 · drafter", right="v2 · Dr. <b>Lee</b>")
     lines = table.splitlines()
     assert lines[0] == "| v1 · drafter | v2 · Dr\\. \\<b\\>Lee\\<\\/b\\> |"

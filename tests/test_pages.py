@@ -140,7 +140,8 @@ def test_start_form_creates_a_run_and_opens_its_page() -> None:
     ("  ", "Intent is required"),
     ("x" * (MAX_INTENT + 1), f"Intent must be at most {MAX_INTENT} characters"),
 ])
-def test_invalid_input_is_shown_on_the_form_and_nothing_is_created(intent: str, message: str) -> None:
+def test_invalid_input_is_shown_on_the_form_and_nothing_is_created(intent: str,
+                                                                   message: str) -> None:
     at = app()
     at.text_area(key="p_intent").set_value(intent)
     submit(at, "Start drafting")

@@ -39,14 +39,16 @@ def score_history_figure(detail: RunDetail) -> go.Figure:
         shift = (i - (len(names) - 1) / 2) * spread
         fig.add_trace(go.Scatter(
             x=[d.version + shift for d in pts], y=[d.scores[name] for d in pts],
-            mode="lines+markers", name=name, legendgroup=name, meta={"role": "score", "score": name},
+            mode="lines+markers", name=name, legendgroup=name,
+            meta={"role": "score", "score": name},
             line={"color": color, "width": 2},
             marker={"color": color, "size": [15 if d.author_kind == "human" else 8 for d in pts],
                     "symbol": [HUMAN_SYMBOL if d.author_kind == "human" else AGENT_SYMBOL
                                for d in pts],
                     "line": {"color": "white", "width": 1}},
             customdata=[[d.version, plain(d.author)] for d in pts],
-            hovertemplate=f"{name} %{{y:.2f}} · v%{{customdata[0]}} by %{{customdata[1]}}<extra></extra>",
+            hovertemplate=(f"{name} %{{y:.2f}} · v%{{customdata[0]}} by %{{customdata[1]}}"
+                           "<extra></extra>"),
         ))
         if name in detail.thresholds and versions:
             t = detail.thresholds[name]

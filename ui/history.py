@@ -67,11 +67,13 @@ def render_diff(detail: RunDetail) -> None:
     cur = detail.current_draft_id if detail.current_draft_id in by_id else ids[-1]
     prev = ids[max(0, ids.index(cur) - 1)]
     c1, c2, c3 = st.columns([2, 2, 3])
-    old_id = c1.selectbox("From", ids, index=ids.index(prev), format_func=lambda i: _label(by_id[i]),
+    old_id = c1.selectbox("From", ids, index=ids.index(prev),
+                          format_func=lambda i: _label(by_id[i]),
                           key=f"diff_from_{detail.id}_{cur}")
     new_id = c2.selectbox("To", ids, index=ids.index(cur), format_func=lambda i: _label(by_id[i]),
                           key=f"diff_to_{detail.id}_{cur}")
-    view = c3.segmented_control("View", VIEWS, default=VIEWS[0], key=f"diff_view_{detail.id}") or VIEWS[0]
+    view = c3.segmented_control("View", VIEWS, default=VIEWS[0],
+                                key=f"diff_view_{detail.id}") or VIEWS[0]
     old, new = by_id[old_id], by_id[new_id]
     whole = st.toggle("Show unchanged lines", key=f"diff_whole_{detail.id}")
     st.caption(_summary(old, new))

@@ -41,7 +41,8 @@ def render_protocol_form(actor: str) -> int | None:
         errors["intent"] = st.empty()
         left, right = st.columns(2)
         audience = left.text_input("Audience", key="p_audience", value="adults",
-                                   help=f"Who will do the exercise; up to {MAX_AUDIENCE} characters.")
+                                   help=f"Who will do the exercise; up to {MAX_AUDIENCE} "
+                                        "characters.")
         errors["audience"] = left.empty()
         exercise = right.selectbox("Exercise type", [None, *EXERCISE_TYPES], key="p_type",
                                    format_func=_type_label)

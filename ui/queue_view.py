@@ -62,7 +62,8 @@ def render_filters(reviewers: list[str], me: str) -> Filters:
 
 
 def _range(days: object) -> tuple[datetime | None, datetime | None]:
-    picked = [d for d in (days if isinstance(days, list | tuple) else [days]) if isinstance(d, date)]
+    given = days if isinstance(days, list | tuple) else [days]
+    picked = [d for d in given if isinstance(d, date)]
     if not picked:
         return None, None
     since = datetime.combine(picked[0], time.min, tzinfo=UTC)
@@ -88,7 +89,8 @@ def render_card(r: RunSummary) -> None:
         c1, c2, c3 = st.columns([5, 4, 2], vertical_alignment="center")
         c1.page_link("pages/run.py", label=f"#{r.id} · {escape_inline(r.title)}",
                      query_params={"run": str(r.id)}, icon=":material/article:")
-        kind = r.kind if len(_stages(r.kind)) < 2 else f"{r.kind} · stage {r.stage.replace('_', ' ')}"
+        kind = (r.kind if len(_stages(r.kind)) < 2
+                else f"{r.kind} · stage {r.stage.replace('_', ' ')}")
         meta = [kind, f"started by {escape_inline(r.created_by)}", f"updated {ago(r.updated_at)}"]
         if r.last_reviewer:
             meta.append(f"last act by {escape_inline(r.last_reviewer)}")
@@ -98,7 +100,8 @@ def render_card(r: RunSummary) -> None:
         chips = score_chips(r.scores, thresholds_of(r.kind, r.stage))
         flags = flag_chip(r.open_flags)
         c2.markdown(" ".join(x for x in (chips, flags) if x) or ":gray[no scores yet]")
-        reason = halt_reason(r.halt_reason) if r.status in (RunStatus.REVIEW, RunStatus.FAILED) else ""
+        needs_person = r.status in (RunStatus.REVIEW, RunStatus.FAILED)
+        reason = halt_reason(r.halt_reason) if needs_person else ""
         c3.markdown(status_badge(r.status))
         if reason:
             c3.caption(escape_inline(reason))

@@ -89,7 +89,8 @@ def _draw_progress(detail: RunDetail) -> None:
                      else "start a worker: `python -m engine worker`")
             st.markdown(f":material/schedule: **Queued** · waiting {elapsed} · {where}")
         else:
-            node = NODE.get(last.node, last.node) if last and last.status == "running" else "Working"
+            busy = last is not None and last.status == "running"
+            node = NODE.get(last.node, last.node) if last and busy else "Working"
             step = f"step {last.seq}" if last else "starting"
             st.markdown(f":material/autorenew: **{node}** · iteration {detail.iteration} of "
                         f"{detail.max_iterations} · {step} · {elapsed} elapsed")

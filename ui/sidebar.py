@@ -41,4 +41,5 @@ def _worker_line(w: WorkerStatus) -> str:
                 "wait for `python -m engine worker`.")
     if w.alive:
         return ":material/autorenew: In-app worker running: queued runs start on their own."
-    return f":red[:material/error: In-app worker not running: {escape_inline(w.error or 'stopped')}]"
+    why = escape_inline(w.error or "stopped")
+    return f":red[:material/error: In-app worker not running: {why}]"

@@ -21,7 +21,8 @@ log = logging.getLogger("draftroom.ui.worker")
 
 
 def inapp_worker_enabled() -> bool:
-    return os.environ.get("DRAFTROOM_INAPP_WORKER", "1").strip().lower() not in {"0", "false", "no", "off"}
+    value = os.environ.get("DRAFTROOM_INAPP_WORKER", "1").strip().lower()
+    return value not in {"0", "false", "no", "off"}
 
 
 @dataclass

@@ -38,7 +38,8 @@ def _wait_healthy(url: str, proc: subprocess.Popen[bytes], log: Path, timeout: f
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if proc.poll() is not None:
-            raise RuntimeError(f"streamlit exited with {proc.returncode}:\n{log.read_text()[-3000:]}")
+            tail = log.read_text()[-3000:]
+            raise RuntimeError(f"streamlit exited with {proc.returncode}:\n{tail}")
         try:
             with urllib.request.urlopen(f"{url}/_stcore/health", timeout=1) as r:
                 if r.status == 200:

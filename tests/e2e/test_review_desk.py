@@ -15,7 +15,7 @@ from tests.e2e.server import CHROMIUM, CHROMIUM_ARGS, AppServer, streamlit_app
 pytestmark = [
     pytest.mark.browser,
     pytest.mark.skipif(not Path(CHROMIUM).exists(),
-                       reason=f"{CHROMIUM} is missing: `make system-deps` installs Debian's chromium"),
+                       reason=f"{CHROMIUM} is missing: `make system-deps` installs it"),
 ]
 
 playwright_api = pytest.importorskip("playwright.sync_api")
@@ -66,7 +66,7 @@ def worker_started(browser, app: AppServer) -> None:  # type: ignore[no-untyped-
 
 @pytest.fixture
 def page(browser, app: AppServer, worker_started: None):  # type: ignore[no-untyped-def]
-    ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
+    ctx = browser.new_context(viewport={"width": 1400, "height": 1000}, accept_downloads=True)
     pg = ctx.new_page()
     pg.set_default_timeout(WAIT)
     yield pg
@@ -88,7 +88,8 @@ def _shot(page, artifacts: Path, name: str) -> None:  # type: ignore[no-untyped-
     tall = page.evaluate("() => Math.max(...[...document.querySelectorAll("
                          "'[data-testid=stMain], [data-testid=stMainBlockContainer]')]"
                          ".map(e => e.scrollHeight), 0)")
-    page.set_viewport_size({"width": size["width"], "height": max(size["height"], min(tall + 80, 6000))})
+    height = max(size["height"], min(tall + 80, 6000))
+    page.set_viewport_size({"width": size["width"], "height": height})
     page.wait_for_timeout(300)
     page.screenshot(path=str(artifacts / f"{name}.png"))
     page.set_viewport_size(size)
@@ -138,6 +139,10 @@ def test_start_edit_approve_and_find_it_in_the_queue(page, app: AppServer, artif
     expect(page.get_by_text(f"Approved v{new_version}.").first).to_be_visible()
     expect(page.get_by_text(f"Approved by {REVIEWER}")).to_be_visible()
     _shot(page, artifacts, "07-run-approved")
+    with page.expect_download() as download:
+        page.get_by_role("button", name="Export approved draft (Markdown)").click()
+    exported = Path(download.value.path()).read_text()
+    assert "remember one calm moment" in exported and f"Approved by {REVIEWER}" in exported
 
     page.get_by_role("link", name="Review queue").click()
     expect(page.get_by_role("heading", name="Finished (1)")).to_be_visible()
