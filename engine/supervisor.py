@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import logging
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
@@ -312,12 +312,24 @@ class Supervisor:
         task = ReviewTask(kind=plan.kind, stage=plan.stage, input=plan.input,
                           content=plan.content, flags=checks.flags)
         ctx = self._ctx(plan)
-        # Critics are independent: they run at the same time.
-        pool = self._critic_pool(len(stage.critics))
-        futures = [(c.name, pool.submit(run_agent, c, task, self.backend, ctx,
-                                        prompt=plan.prompts.get(c.name)))
-                   for c in stage.critics]
-        reviews = [(name, as_review(f.result())) for name, f in futures]
+        # Critics are independent: they run at the same time, the first in this thread and
+        # the others on the pool. Every call ends (and is recorded) before any error is raised.
+        futures: list[Future[Any]] = []
+        if stage.critics:
+            first, others = stage.critics[0], stage.critics[1:]
+            futures.append(Future())
+            if others:
+                pool = self._critic_pool(len(others))
+                futures += [pool.submit(run_agent, c, task, self.backend, ctx,
+                                        prompt=plan.prompts.get(c.name)) for c in others]
+            try:
+                futures[0].set_result(run_agent(first, task, self.backend, ctx,
+                                                prompt=plan.prompts.get(first.name)))
+            except BaseException as exc:  # raised below, in the critics' order
+                futures[0].set_exception(exc)
+            wait(futures)
+        reviews = [(c.name, as_review(f.result()))
+                   for c, f in zip(stage.critics, futures, strict=True)]
         combined = combine_review(stage, reviews, checks.caps)
         notes = [(name, n.model_copy(update={"text": redact_secrets_text(n.text)}))
                  for name, r in reviews for n in r.notes]
@@ -336,7 +348,7 @@ class Supervisor:
 
     def _critic_pool(self, n: int) -> ThreadPoolExecutor:
         """Threads kept for the critics (starting new ones at every review costs more than
-        an offline critic); their number grows to the largest panel seen."""
+        an offline critic); their number grows to the largest panel seen, less one."""
         pool = self.__dict__.get("_pool")
         if pool is None or self.__dict__.get("_pool_size", 0) < n:
             if pool is not None:
