@@ -122,19 +122,17 @@ def run_agent(spec: AgentSpec, task: BaseModel, backend: LLMBackend, ctx: CallCo
     return resp.output
 
 
-@lru_cache(maxsize=256)
-def _redact_system(text: str, _key: str | None, _pii: str | None) -> str:
-    # System prompts repeat on every call: redact each distinct one once (per key and setting).
+@lru_cache(maxsize=64)
+def _redact_message(text: str, _key: str | None, _pii: str | None) -> str:
+    # Messages repeat: the system prompts on every call, a review's draft for every critic.
+    # Redact each distinct text once (per API key and PII setting, which redact_text reads).
     return redact_text(text)
 
 
 def _redact_request(messages: list[dict[str, str]]) -> dict[str, Any]:
-    env = os.environ
+    key, pii = os.environ.get("OPENAI_API_KEY"), os.environ.get("DRAFTROOM_REDACT_PII")
     return {"messages": [
-        {"role": m["role"], "content": _redact_system(m["content"], env.get("OPENAI_API_KEY"),
-                                                       env.get("DRAFTROOM_REDACT_PII"))}
-        if m["role"] == "system" else redact(m)
-        for m in messages
+        {**m, "content": _redact_message(m["content"], key, pii)} for m in messages
     ]}
 
 
