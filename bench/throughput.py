@@ -4,10 +4,13 @@ processes, on SQLite and (when tests/pg.py can start a server) PostgreSQL.
 
 Runs/s is measured over the processing span: from the first step opened to the last step
 committed, as recorded in the Step rows (process start-up is left out and given separately).
-Time per run is one run's own span (its first step opened -> its last step committed)."""
+Time per run is one run's own span (its first step opened -> its last step committed). CPU
+per run (the workers' user + system time, process start-up included) is given too: other work
+on the machine moves the times, much less the CPU."""
 
 from __future__ import annotations
 
+import resource
 import subprocess
 import sys
 import tempfile
@@ -40,6 +43,8 @@ class Result:
     """From starting the worker(s) to their end (process start-up included)."""
     per_run_s: list[float]
     in_review: int
+    cpu_s: float = float("nan")
+    """CPU seconds the worker(s) used (user + system): steadier than time on a busy machine."""
 
     @property
     def runs_per_s(self) -> float:
@@ -82,18 +87,19 @@ def in_app(n: int) -> Result:
     worker = Worker(backend=OfflineBackend(), worker_id="bench-inapp", poll_seconds=0.05)
     thread = threading.Thread(target=worker.run_forever, args=(threading.Event(),),
                               kwargs={"exit_when_idle": True}, name="draftroom-worker")
-    t0 = time.perf_counter()
+    cpu0, t0 = time.process_time(), time.perf_counter()
     thread.start()
     thread.join()
-    wall = time.perf_counter() - t0
+    wall, cpu = time.perf_counter() - t0, time.process_time() - cpu0
     span, per_run, done = spans(ids)
-    return Result("in-app worker thread", n, span, wall, per_run, done)
+    return Result("in-app worker thread", n, span, wall, per_run, done, cpu)
 
 
 def processes(n: int, url: str, workers: int, logs: Path) -> Result:
     """`workers` x `python -m engine worker --once`, each exiting when the queue is empty."""
     ids = queue_runs(n)
     env = offline_env(url)
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     procs = []
     for i in range(workers):
@@ -105,6 +111,8 @@ def processes(n: int, url: str, workers: int, logs: Path) -> Result:
         p.wait(timeout=900)
         out.close()
     wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
     bad = [p.returncode for p, _ in procs if p.returncode != 0]
     if bad:
         tail = (logs / "worker-0.log").read_text(errors="replace")[-2000:]
@@ -115,7 +123,7 @@ def processes(n: int, url: str, workers: int, logs: Path) -> Result:
             text = f.read_text(errors="replace")
             if "Traceback" in text:
                 log(f"{f.name}: {text[text.index('Traceback'):][:3000]}")
-    return Result(f"{workers} worker processes", n, span, wall, per_run, done)
+    return Result(f"{workers} worker processes", n, span, wall, per_run, done, cpu)
 
 
 def _row(r: Result, where: str, command: str) -> Row:
@@ -125,7 +133,8 @@ def _row(r: Result, where: str, command: str) -> Row:
                f"{r.runs_per_s:.1f} runs/s, {r.span_s:.1f} s for {r.runs} "
                f"({r.wall_s:.1f} s with start-up); per run p50 "
                f"{percentile(r.per_run_s, 50) * 1000:.0f} ms, p95 "
-               f"{percentile(r.per_run_s, 95) * 1000:.0f} ms{missing}", command)
+               f"{percentile(r.per_run_s, 95) * 1000:.0f} ms; CPU {r.cpu_s * 1000 / r.runs:.0f} "
+               f"ms/run{missing}", command)
 
 
 def run(quick: bool = False) -> list[Row]:
