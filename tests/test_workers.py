@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import resource
 import signal
 import subprocess
 import sys
@@ -79,6 +80,14 @@ class Pool:
                 p.kill()
                 codes.append(None)
         return codes
+
+
+def _cpu_seconds() -> float:
+    """CPU used by this process (the fake server, the test) and its finished children (the
+    workers): wall time on a shared machine says little on its own."""
+    me = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
 
 
 def _pid_of(worker_id: str) -> int:
@@ -215,6 +224,7 @@ def test_four_workers_with_sigkills_lose_nothing_and_never_share_a_run(
     expected_steps = sum(6 if i % 4 == 0 else 3 for i in range(RUNS))
     kill_at = sorted(rng.sample(range(20, expected_steps * 4 // 5), KILLS))
     t0 = time.monotonic()
+    cpu0 = _cpu_seconds()
     kills = 0
     with FakeOpenAI(latency=0.01, responder=ProtocolTeam()) as server:
         pool = Pool(worker_env(db_any, server.url), tmp_path)
@@ -242,7 +252,9 @@ def test_four_workers_with_sigkills_lose_nothing_and_never_share_a_run(
     in_review = count_in_review(ids)
     figures = {"backend": backend, "runs": RUNS, "in_review": in_review, "workers": WORKERS,
                "kills": kills, "processes_started": pool.started, "seconds": round(elapsed, 1),
-               "http_requests": requests, "lease_seconds": LEASE_SECONDS, "exit_codes": codes}
+               "http_requests": requests, "lease_seconds": LEASE_SECONDS, "exit_codes": codes,
+               "cpu_seconds": round(_cpu_seconds() - cpu0, 1),
+               "load_average": round(os.getloadavg()[0], 1)}
     with session_scope() as s:
         figures["step_statuses"] = dict(Counter(s.exec(select(Step.status).where(
             Step.run_id.in_(ids))).all()))  # type: ignore[union-attr]
