@@ -18,8 +18,9 @@ _ROOT = Path(__file__).resolve().parent.parent
 
 
 @st.cache_data(ttl=30, show_spinner=False)
-def _statuses(_url: str) -> list[ops.BudgetStatus]:
-    # Keyed by the database URL: one process may serve (or test) several databases.
+def _statuses(url: str) -> list[ops.BudgetStatus]:
+    # Keyed by the database URL (a named argument: st.cache_data skips "_" ones): one
+    # process may serve, or test, several databases.
     return ops.budget_status()
 
 
