@@ -25,6 +25,7 @@ from ui.reviewer import MISSING_HINT, permitted, reviewer, role_hint
 FLASH = "_flash"
 OUTCOME = "_act_outcome"
 FLASH_SECONDS = 12
+STALE_TITLE = "This run changed since you opened it."
 EDITABLE = (RunStatus.REVIEW, RunStatus.FAILED)
 
 
@@ -95,8 +96,11 @@ def show_outcome(acts: tuple[str, ...]) -> None:
         return
     del st.session_state[OUTCOME]
     if out.kind == "stale":
-        st.warning(f"**This run changed since you opened it.** {out.message} The page now "
-                   "shows the latest state.", icon=":material/sync_problem:")
+        detail = out.message.removeprefix(STALE_TITLE).strip()
+        detail = detail.replace("Reload to see the latest version; nothing was saved.",
+                                "Nothing was saved.")
+        st.warning(f"**{STALE_TITLE}** {detail} The page now shows the latest state.",
+                   icon=":material/sync_problem:")
         st.button("Reload", key=f"reload_{out.act}", icon=":material/refresh:")
     elif out.kind == "blocked":
         st.error(f"{out.message}", icon=":material/flag:")

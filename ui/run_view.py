@@ -132,7 +132,8 @@ def render_draft(detail: RunDetail, draft: DraftView) -> None:
 
         render_campaign_draft(detail, draft)
         return
-    st.markdown(demote_headings(flagged_draft(segments(draft.content, draft.flags))))
+    st.markdown(demote_headings(flagged_draft(segments(draft.content, draft.flags))),
+                anchors=False)
     for f in unlocated(draft.content, draft.flags):
         st.caption(f"Flag not found in the text any more: “{escape_inline(f.text)}”")
 

@@ -222,3 +222,44 @@ def test_two_tabs_see_the_same_run_and_a_stale_act_is_refused(  # type: ignore[n
         assert [a.action for a in get_run(run_id).actions] == ["revise"]
     finally:
         ctx.close()
+
+
+def test_restarting_the_app_resumes_queued_and_abandoned_runs(browser, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """A queued run and one whose worker died mid-step (lease expired) both finish once the
+    app is started again and a first session starts its in-app worker."""
+    from datetime import timedelta
+
+    from db.models import Run, utcnow
+    from db.session import reset_engines, session_scope
+    from engine import service
+    from engine.views import get_run
+
+    old = os.environ.get("DATABASE_URL")
+    try:
+        with streamlit_app(tmp_path, env={"DRAFTROOM_INAPP_WORKER": "0"}) as first:
+            os.environ["DATABASE_URL"] = first.database_url
+            reset_engines()
+            queued = service.start_run(kind="protocol", actor="x",
+                                       input={"intent": "Sleep worries", "audience": "adults"})
+            dead = service.start_run(kind="protocol", actor="x",
+                                     input={"intent": "Exam panic", "audience": "students"})
+            with session_scope() as s:
+                run = s.get(Run, dead)
+                assert run is not None
+                run.status, run.lease_owner = "running", "worker-that-died"
+                run.lease_expires = utcnow() - timedelta(seconds=1)
+                s.add(run)
+        with streamlit_app(tmp_path) as second:
+            ctx = browser.new_context()
+            pg = ctx.new_page()
+            pg.goto(f"{second.url}/run?run={dead}")
+            expect(pg.get_by_text("Waiting for your review")).to_be_visible()
+            ctx.close()
+            _wait_status(queued, "awaiting_review")
+            assert get_run(dead).drafts
+    finally:
+        if old is None:
+            os.environ.pop("DATABASE_URL", None)
+        else:
+            os.environ["DATABASE_URL"] = old
+        reset_engines()
