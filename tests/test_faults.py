@@ -10,6 +10,7 @@ import json
 import threading
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -216,3 +217,35 @@ def test_transient_faults_are_absorbed(db_url: str, fake: FakeOpenAI,
     assert max(c.attempts for c in calls) == len(plans) + 1
     report.append({"fault": "transient: " + "+".join(p.kind for p in plans),
                    "injected": len(plans), "requests": len(plans) + 1, "lost": 0})
+
+
+def test_the_run_page_shows_the_fault_and_its_retry_carries_on(
+    db_url: str, fake: FakeOpenAI, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What a person sees after a real fault: the message on the Run page, and a retry button
+    that queues the failed step again (the in-app worker is off here; a worker drives it)."""
+    from streamlit.testing.v1 import AppTest
+
+    monkeypatch.setenv("DRAFTROOM_INAPP_WORKER", "0")
+    run_id, sup = first_iteration(fake)
+    faulty: Faulty = fake.faulty  # type: ignore[attr-defined]
+    faulty.inject(_is_revision, [Reply.server_error(503, "overloaded")] * 3)
+    assert sup.advance(run_id) is False
+    faulty.stop()
+    error = views.get_run(run_id).error or ""
+    at = AppTest.from_file(str(Path(__file__).resolve().parent.parent / "app.py"),
+                           default_timeout=30)
+    at.session_state["reviewer"] = "Dr. Lee"
+    at.run()
+    at.query_params["run"] = str(run_id)
+    at.switch_page("pages/run.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert any("HTTP 503" in e.value and error in e.value for e in at.error), \
+        [e.value for e in at.error]
+    retry = [b for b in at.button if b.label == "Retry the failed step"]
+    assert retry, [b.label for b in at.button]
+    retry[0].click().run()
+    assert not at.exception
+    assert views.get_run(run_id).status == RunStatus.QUEUED
+    assert claim_run(run_id, "w2")
+    assert Supervisor(backend(fake), "w2").run_until_idle(run_id) == RunStatus.REVIEW
