@@ -426,3 +426,26 @@ def test_campaign_run_page_shows_its_stages_and_uses_the_campaign_view() -> None
     stages = next(m.value for m in at.markdown if m.value.startswith("**Stages**"))
     assert all(s.replace("_", " ") in stages for s in detail.stages)
     assert ":blue-badge[:material/arrow_forward:" in stages  # the current stage
+
+
+def test_a_working_run_shows_its_step_and_iteration_and_polls() -> None:
+    from db.models import Step
+    from engine.leases import claim_next
+
+    run_id = service.start_run(kind="protocol", actor="seed",
+                               input={"intent": "Wind down before sleep", "audience": "adults"})
+    assert claim_next("test-worker") == run_id
+    with session_scope() as s:
+        s.add(Step(run_id=run_id, seq=1, node="draft", status="done", iteration=0,
+                   detail="v1 written by drafter (480 chars)"))
+        s.add(Step(run_id=run_id, seq=2, node="review", status="running", iteration=1))
+        run = s.get(Run, run_id)
+        assert run is not None
+        run.iteration = 1
+        s.add(run)
+    at = open_run(run_id)
+    assert_ok(at)
+    body = texts(at)
+    assert "**Critics scoring** · iteration 1 of 5 · step 2" in body
+    assert "Last finished: draft — v1 written by drafter \\(480 chars\\)" in body
+    assert any(b.label == "Halt" for b in at.button)
