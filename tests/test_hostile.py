@@ -126,6 +126,33 @@ def test_start_run_validates_or_refuses_whole(db_any: str, intent: str, audience
 
 
 @SETTINGS
+@given(goal=hostile, audience=hostile, brand_name=hostile,
+       budget=st.one_of(st.floats(allow_nan=True, allow_infinity=True), st.integers()),
+       channels=st.lists(st.one_of(st.sampled_from(["email", "sms", "whatsapp"]), hostile),
+                         max_size=4),
+       brand_id=st.one_of(st.integers(min_value=-5, max_value=10**12), st.just(None)))
+def test_campaign_start_validates_or_refuses_whole(db_any: str, goal: str, audience: str,
+                                                   brand_name: str, budget: float,
+                                                   channels: list[str],
+                                                   brand_id: int | None) -> None:
+    from engine.brands import list_brands
+
+    tried("start_run campaign")
+    brand = list_brands()[0]
+    before = counts()
+    data = {"brand_id": brand.id if brand_id is None else brand_id, "brand_name": brand_name,
+            "goal": goal, "audience": audience, "budget": budget, "channels": channels}
+    try:
+        run_id = service.start_run(kind="campaign", input=data, actor="mo")
+    except ServiceError as exc:
+        check_refusal(exc, max(goal, audience, brand_name, key=len))
+        assert counts() == before, "a refused start left rows behind"
+        return
+    assert counts()["run"] == before["run"] + 1
+    assert "\x00" not in json.dumps(views.get_run(run_id).input)
+
+
+@SETTINGS
 @given(kind=hostile, thresholds=st.dictionaries(hostile, st.floats(allow_nan=True), max_size=3))
 def test_unknown_kinds_and_thresholds_are_refused(db_any: str, kind: str,
                                                   thresholds: dict[str, float]) -> None:
