@@ -60,7 +60,7 @@ def approve_and_advance(run_id: int, backend: Any = None) -> views.RunDetail:
     return views.get_run(run_id)
 
 
-def test_a_campaign_goes_through_every_stage_only_on_approval(db_url: str) -> None:
+def test_a_campaign_goes_through_every_stage_only_on_approval(db_any: str) -> None:
     run_id = start()
     assert drive(run_id) == "awaiting_review"
     d = views.get_run(run_id)
@@ -245,3 +245,19 @@ def test_campaign_input_is_validated_field_by_field(db_url: str) -> None:
 def test_the_run_title_names_the_brand(db_url: str) -> None:
     run_id = start()
     assert views.get_run(run_id).title.startswith("Alma Cafe: Bring 300 more students")
+
+
+def test_feedback_on_one_stage_does_not_leak_into_the_next(db_url: str) -> None:
+    run_id = start()
+    drive(run_id)
+    service.request_revision(run_id=run_id, actor=ACTOR, comment="Mention the rooftop terrace")
+    drive(run_id)
+    assert "The rooftop terrace" in views.get_run(run_id).current.content  # type: ignore[union-attr]
+    approve_and_advance(run_id)
+    d = approve_and_advance(run_id)
+    assert d.stage == "outreach"
+    assert "rooftop" not in d.current.content.lower()  # type: ignore[union-attr]
+    service.request_revision(run_id=run_id, actor=ACTOR, comment="Mention the oat-milk latte")
+    drive(run_id)
+    body = views.get_run(run_id).current.content  # type: ignore[union-attr]
+    assert "The oat-milk latte." in body and "rooftop" not in body.lower()

@@ -125,8 +125,9 @@ def render_draft_task(t: DraftTask) -> str:
         parts.append("Your previous draft:\n" + t.previous)
     if t.notes:
         parts.append("Notes for you:\n" + "\n".join(f"- [{n.priority}] {n.text}" for n in t.notes))
-    if t.feedback:
-        parts.append("Human feedback:\n" + "\n".join(f"- {f}" for f in t.feedback))
+    feedback = t.context["feedback"] if "feedback" in t.context else t.feedback
+    if feedback:
+        parts.append("Human feedback on this stage:\n" + "\n".join(f"- {f}" for f in feedback))
     return "\n\n".join(parts)
 
 
@@ -170,6 +171,17 @@ def approved_contents(session: Session, run_id: int) -> dict[str, str]:
     return {d.stage: d.content for _, d in rows}
 
 
+def stage_feedback(session: Session, run_id: int, stage: str) -> list[str]:
+    """The comments people sent back on versions of this stage, oldest first."""
+    rows = session.exec(
+        select(HumanAction, Draft)
+        .join(Draft, col(Draft.id) == col(HumanAction.draft_id))
+        .where(HumanAction.run_id == run_id, HumanAction.action == "revise")
+        .order_by(col(HumanAction.at))
+    ).all()
+    return [a.comment for a, d in rows if d.stage == stage and a.comment]
+
+
 def stage_context(session: Session, run_id: int, stage: str) -> dict[str, Any]:
     run = session.get(Run, run_id)
     if run is None:
@@ -179,6 +191,7 @@ def stage_context(session: Session, run_id: int, stage: str) -> dict[str, Any]:
     ctx: dict[str, Any] = {
         "brand": brand.model_dump(mode="json") if brand else {"name": i.brand_name}}
     approved = approved_contents(session, run_id)
+    ctx["feedback"] = stage_feedback(session, run_id, stage)
     at = STAGES.index(stage)
     if at >= 1:
         ctx["brief"] = approved.get("brief", "")

@@ -163,20 +163,26 @@ def mentions_in(feedback: list[str]) -> list[str]:
     return out
 
 
+def stage_feedback(task: DraftTask) -> list[str]:
+    """A person's comments on this stage (stage context), else every comment on the run:
+    "mention the discount" on the brief is not an instruction for the outreach messages."""
+    return list(task.context["feedback"]) if "feedback" in task.context else task.feedback
+
+
 def feedback_mentions(task: DraftTask) -> list[str]:
-    return mentions_in(task.feedback)
+    return mentions_in(stage_feedback(task))
 
 
 SHORTER = re.compile(r"\b(short(er)?|concise|too long|brief(er)?|trim)\b", re.I)
 
 
 def wants_shorter(task: DraftTask) -> bool:
-    return any(SHORTER.search(f) for f in task.feedback)
+    return any(SHORTER.search(f) for f in stage_feedback(task))
 
 
 def unhandled_feedback(task: DraftTask) -> list[str]:
     """Feedback the templates cannot act on: carried into the brief as open points."""
-    return [f for f in task.feedback if not mentions_in([f]) and not SHORTER.search(f)
+    return [f for f in stage_feedback(task) if not mentions_in([f]) and not SHORTER.search(f)
             and not re.search(r"@[\w.]+", f)]
 
 
@@ -325,7 +331,7 @@ def draft_shortlist(task: DraftTask) -> ShortlistDraft:
         notes = _note_text(task.notes)
         chosen = [h for h in chosen if not re.search(rf"{re.escape(h)}\b[^\n]*not in the "
                                                      "directory", notes)]
-    for f in task.feedback:
+    for f in stage_feedback(task):
         for m in re.finditer(r"\b(remove|drop|exclude|without)\s+((?:@[\w.]+[\s,and]*)+)", f, re.I):
             gone = {norm_handle(h) for h in re.findall(r"@[\w.]*\w", m.group(2))}
             chosen = [h for h in chosen if h not in gone]
