@@ -14,7 +14,8 @@ from engine.leases import claim_run
 from engine.llm.openai_backend import OpenAIBackend
 from engine.pipelines.base import DraftTask, NoteOut, ReviewTask
 from engine.pipelines.campaign import CAMPAIGN
-from engine.pipelines.campaign_offline import draft_brief, review_campaign, sanitize
+from engine.pipelines.campaign_evaluator import review_campaign
+from engine.pipelines.campaign_offline import draft_brief, sanitize
 from engine.supervisor import Supervisor
 
 try:

@@ -207,7 +207,7 @@ def test_a_banned_claim_in_the_goal_is_flagged_then_rewritten(db_url: str) -> No
 
 
 def test_the_evaluator_verdict_binds_and_three_iterations_is_the_limit(db_url: str) -> None:
-    from engine.pipelines import campaign_offline
+    from engine.pipelines import campaign_evaluator
 
     def offline(call: AgentCall[Any]) -> Any:
         return call.offline(call.task)  # type: ignore[misc]
@@ -228,7 +228,7 @@ def test_the_evaluator_verdict_binds_and_three_iterations_is_the_limit(db_url: s
     run_id = start()
     drive(run_id, model)
     assert views.get_run(run_id).halt_reason == "thresholds_met"
-    assert campaign_offline.review_campaign  # the offline Evaluator is the default
+    assert campaign_evaluator.review_campaign  # the offline Evaluator is the default
 
 
 def test_campaign_input_is_validated_field_by_field(db_url: str) -> None:

@@ -17,6 +17,7 @@ from engine.checks.compliance import campaign_checks
 from engine.creators import as_context, directory, rank_creators, resolve_shortlist
 from engine.pipelines import campaign_offline as offline
 from engine.pipelines.base import AgentSpec, DraftTask, Pipeline, Review, ReviewTask, StageSpec
+from engine.pipelines.campaign_evaluator import review_campaign
 from engine.pipelines.campaign_models import (
     STAGES,
     BriefDraft,
@@ -153,7 +154,7 @@ PLAN_BUILDER = _drafter("plan_builder", "Campaign builder", PLAN_PROMPT, PlanDra
                         offline.draft_plan)
 EVALUATOR = AgentSpec(name="evaluator", role="Evaluator", system_prompt=EVALUATOR_PROMPT,
                       output_type=Review, render_user=render_review_task,
-                      offline=offline.review_campaign)
+                      offline=review_campaign)
 
 
 # -- stage context: approved outputs of earlier stages ------------------------------------------
