@@ -23,7 +23,7 @@ from sqlalchemy.engine import Connection, Engine
 from sqlmodel import SQLModel
 
 from db import models  # noqa: F401  (registers every table on SQLModel.metadata)
-from db.session import database_url, make_engine
+from db.session import SCHEMA_LOCK, database_url, make_engine
 
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 BASELINE = "0001"
@@ -118,7 +118,8 @@ def migrate(url: str | None = None) -> str:
     eng = _migration_engine(url)
     cfg = alembic_config()
     try:
-        with eng.begin() as conn:
+        # SCHEMA_LOCK: another thread creating a new engine's tables must not interleave.
+        with SCHEMA_LOCK, eng.begin() as conn:
             _lock(conn)
             cfg.attributes["connection"] = conn
             _upgrade(conn, cfg)

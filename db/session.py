@@ -8,6 +8,7 @@ from contextlib import contextmanager
 import threading
 
 from sqlalchemy import event
+from sqlalchemy.exc import OperationalError, ProgrammingError
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, SQLModel, create_engine
 
@@ -40,7 +41,9 @@ def make_engine(url: str) -> Engine:
 
 
 _ENGINES: dict[str, Engine] = {}
-_LOCK = threading.Lock()
+# One lock for everything that changes the schema in this process: creating the tables of a
+# new engine and Alembic migrations (db/migrate.py) must not interleave.
+SCHEMA_LOCK = threading.RLock()
 
 
 def get_engine() -> Engine:
@@ -48,18 +51,30 @@ def get_engine() -> Engine:
     url = database_url()
     eng = _ENGINES.get(url)
     if eng is None:
-        with _LOCK:
+        with SCHEMA_LOCK:
             eng = _ENGINES.get(url)
             if eng is None:
                 eng = make_engine(url)
-                SQLModel.metadata.create_all(eng)
+                _create_tables(eng)
                 _ENGINES[url] = eng
     return eng
 
 
+def _create_tables(eng: Engine) -> None:
+    """Tables missing from a new database. Another process may be creating them at the same
+    moment (workers starting together); its "already exists" just means the work is done."""
+    for attempt in range(3):
+        try:
+            SQLModel.metadata.create_all(eng)
+            return
+        except (OperationalError, ProgrammingError) as exc:
+            if "already exists" not in str(exc) or attempt == 2:
+                raise
+
+
 def reset_engines() -> None:
     """Dispose cached engines (tests switch DATABASE_URL between databases)."""
-    with _LOCK:
+    with SCHEMA_LOCK:
         for eng in _ENGINES.values():
             eng.dispose()
         _ENGINES.clear()

@@ -86,6 +86,8 @@ class RunSummary(BaseModel):
     cost_usd: float
     version: int
     scores: dict[str, float]
+    thresholds: dict[str, float]
+    """What this run's scores are compared with: the stage's, overridden per run."""
     open_flags: int
     last_reviewer: str | None = None
 
@@ -101,7 +103,8 @@ class RunDetail(RunSummary):
     approved_draft_id: int | None
     parent_run_id: int | None
     parent_draft_id: int | None
-    thresholds: dict[str, float]
+    lease_owner: str | None
+    lease_expires: datetime | None
     max_iterations: int
     stages: list[str]
     drafts: list[DraftView]
@@ -164,23 +167,53 @@ def list_runs(
         if draft_ids:
             for sc in s.exec(select(Score).where(col(Score.draft_id).in_(draft_ids))):
                 scores.setdefault(sc.draft_id, {})[sc.name] = sc.value
-            for f in s.exec(select(Flag).where(col(Flag.draft_id).in_(draft_ids), Flag.blocking == True)):  # noqa: E712
+            for f in s.exec(
+                select(Flag).where(col(Flag.draft_id).in_(draft_ids), col(Flag.blocking).is_(True))
+            ):
                 flags[f.draft_id] = flags.get(f.draft_id, 0) + 1
         last: dict[int, str] = {}
         ids = [r.id for r in runs]
         if ids:
-            for a in s.exec(select(HumanAction).where(col(HumanAction.run_id).in_(ids)).order_by(HumanAction.at)):
+            for a in s.exec(
+                select(HumanAction).where(col(HumanAction.run_id).in_(ids)).order_by(HumanAction.at)
+            ):
                 last[a.run_id] = a.actor
-        return [_summary(r, scores.get(r.current_draft_id or -1, {}),
-                         flags.get(r.current_draft_id or -1, 0), last.get(r.id or 0)) for r in runs]
+        return [
+            _summary(
+                r,
+                scores.get(r.current_draft_id or -1, {}),
+                flags.get(r.current_draft_id or -1, 0),
+                last.get(r.id or 0),
+            )
+            for r in runs
+        ]
+
+
+def _thresholds(r: Run) -> dict[str, float]:
+    try:
+        return thresholds_for(get_pipeline(r.kind).stage(r.stage), r.params)
+    except (KeyError, ValueError):  # a kind or stage this code no longer knows
+        return {}
 
 
 def _summary(r: Run, scores: dict[str, float], flags: int, last: str | None) -> RunSummary:
     return RunSummary(
-        id=r.id or 0, kind=r.kind, title=r.title, status=r.status, stage=r.stage,
-        iteration=r.iteration, halt_reason=r.halt_reason, created_by=r.created_by,
-        created_at=r.created_at, updated_at=r.updated_at, cost_usd=r.cost_usd,
-        version=r.version, scores=scores, open_flags=flags, last_reviewer=last,
+        id=r.id or 0,
+        kind=r.kind,
+        title=r.title,
+        status=r.status,
+        stage=r.stage,
+        iteration=r.iteration,
+        halt_reason=r.halt_reason,
+        created_by=r.created_by,
+        created_at=r.created_at,
+        updated_at=r.updated_at,
+        cost_usd=r.cost_usd,
+        version=r.version,
+        scores=scores,
+        thresholds=_thresholds(r),
+        open_flags=flags,
+        last_reviewer=last,
     )
 
 
@@ -204,35 +237,74 @@ def get_run(run_id: int) -> RunDetail:
             for sc in s.exec(select(Score).where(col(Score.draft_id).in_(ids))):
                 scores.setdefault(sc.draft_id, {})[sc.name] = sc.value
             for f in s.exec(select(Flag).where(col(Flag.draft_id).in_(ids)).order_by(Flag.start)):
-                flags.setdefault(f.draft_id, []).append(FlagView.model_validate(f, from_attributes=True))
-        notes = [NoteView.model_validate(n, from_attributes=True) for n in
-                 s.exec(select(Note).where(Note.run_id == run_id).order_by(Note.created_at))]
+                flags.setdefault(f.draft_id, []).append(
+                    FlagView.model_validate(f, from_attributes=True)
+                )
+        notes = [
+            NoteView.model_validate(n, from_attributes=True)
+            for n in s.exec(select(Note).where(Note.run_id == run_id).order_by(Note.created_at))
+        ]
         notes.sort(key=lambda n: (-(n.draft_id or 0), PRIORITY_ORDER.get(n.priority, 9)))
-        actions = [ActionView.model_validate(a, from_attributes=True) for a in
-                   s.exec(select(HumanAction).where(HumanAction.run_id == run_id).order_by(HumanAction.at))]
-        steps = [StepView.model_validate(st, from_attributes=True) for st in
-                 s.exec(select(Step).where(Step.run_id == run_id).order_by(Step.seq))]
-        calls = list(s.exec(select(LLMCall.prompt_tokens, LLMCall.completion_tokens)
-                            .where(LLMCall.run_id == run_id)))
+        actions = [
+            ActionView.model_validate(a, from_attributes=True)
+            for a in s.exec(
+                select(HumanAction).where(HumanAction.run_id == run_id).order_by(HumanAction.at)
+            )
+        ]
+        steps = [
+            StepView.model_validate(st, from_attributes=True)
+            for st in s.exec(select(Step).where(Step.run_id == run_id).order_by(Step.seq))
+        ]
+        calls = list(
+            s.exec(
+                select(LLMCall.prompt_tokens, LLMCall.completion_tokens).where(
+                    LLMCall.run_id == run_id
+                )
+            )
+        )
         pipeline = get_pipeline(r.kind)
         stage = pipeline.stage(r.stage)
         cur = r.current_draft_id
         return RunDetail(
-            **_summary(r, scores.get(cur or -1, {}),
-                       sum(f.blocking for f in flags.get(cur or -1, [])),
-                       actions[-1].actor if actions else None).model_dump(),
-            input=r.input, params=r.params, next_node=r.next_node, error=r.error,
-            budget_usd=r.budget_usd, current_draft_id=cur, best_draft_id=r.best_draft_id,
-            approved_draft_id=r.approved_draft_id, parent_run_id=r.parent_run_id,
+            **_summary(
+                r,
+                scores.get(cur or -1, {}),
+                sum(f.blocking for f in flags.get(cur or -1, [])),
+                actions[-1].actor if actions else None,
+            ).model_dump(),
+            input=r.input,
+            params=r.params,
+            next_node=r.next_node,
+            error=r.error,
+            budget_usd=r.budget_usd,
+            current_draft_id=cur,
+            best_draft_id=r.best_draft_id,
+            approved_draft_id=r.approved_draft_id,
+            parent_run_id=r.parent_run_id,
             parent_draft_id=r.parent_draft_id,
-            thresholds=thresholds_for(stage, r.params),
+            lease_owner=r.lease_owner,
+            lease_expires=r.lease_expires,
             max_iterations=max_iterations_for(stage, r.params),
             stages=[st.name for st in pipeline.stages],
-            drafts=[DraftView(id=d.id or 0, version=d.version, stage=d.stage, author=d.author,
-                              author_kind=d.author_kind, content=d.content, parent_id=d.parent_id,
-                              iteration=d.iteration, created_at=d.created_at,
-                              scores=scores.get(d.id or 0, {}), flags=flags.get(d.id or 0, []))
-                    for d in drafts],
-            notes=notes, actions=actions, steps=steps, calls=len(calls),
+            drafts=[
+                DraftView(
+                    id=d.id or 0,
+                    version=d.version,
+                    stage=d.stage,
+                    author=d.author,
+                    author_kind=d.author_kind,
+                    content=d.content,
+                    parent_id=d.parent_id,
+                    iteration=d.iteration,
+                    created_at=d.created_at,
+                    scores=scores.get(d.id or 0, {}),
+                    flags=flags.get(d.id or 0, []),
+                )
+                for d in drafts
+            ],
+            notes=notes,
+            actions=actions,
+            steps=steps,
+            calls=len(calls),
             tokens=sum(p + c for p, c in calls),
         )

@@ -5,7 +5,6 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from db.models import RunStatus
-from engine.pipelines.registry import get_pipeline
 from ui.markdown import escape_inline
 
 STATUS = {
@@ -94,16 +93,6 @@ def usd(x: float | None) -> str:
     if x is None:
         return "—"
     return f"${x:,.4f}" if x < 1 else f"${x:,.2f}"
-
-
-def thresholds_of(kind: str, stage: str, params: dict | None = None) -> dict[str, float]:
-    """The thresholds a run's scores are compared with (the pipeline's, overridden per run)."""
-    try:
-        merged = dict(get_pipeline(kind).stage(stage).thresholds)
-    except (KeyError, ValueError):
-        return {}
-    merged.update({k: float(v) for k, v in ((params or {}).get("thresholds") or {}).items()})
-    return merged
 
 
 def score_chips(scores: dict[str, float], thresholds: dict[str, float]) -> str:

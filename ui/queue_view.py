@@ -17,7 +17,6 @@ from ui.format import (
     halt_reason,
     score_chips,
     status_badge,
-    thresholds_of,
     usd,
 )
 from ui.markdown import escape_inline
@@ -97,7 +96,7 @@ def render_card(r: RunSummary) -> None:
         if r.cost_usd:
             meta.append(usd(r.cost_usd))
         c1.caption(" · ".join(meta))
-        chips = score_chips(r.scores, thresholds_of(r.kind, r.stage))
+        chips = score_chips(r.scores, r.thresholds)
         flags = flag_chip(r.open_flags)
         c2.markdown(" ".join(x for x in (chips, flags) if x) or ":gray[no scores yet]")
         needs_person = r.status in (RunStatus.REVIEW, RunStatus.FAILED)
