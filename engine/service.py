@@ -244,9 +244,14 @@ def edit(*, run_id: int, actor: str, content: str, expected_version: int | None 
     with _acting_on(run_id, expected_version, (RunStatus.REVIEW, RunStatus.FAILED), "edit") as (s, run):
         require(who, "edit", run.kind, session=s)
         base = _draft_of(s, run, base_draft_id)
-        if base_draft_id is not None and base_draft_id != run.current_draft_id:
+        # Editing an earlier version is a deliberate choice when the caller says which run
+        # version it saw (checked above); without that, it is a stale editor.
+        if base.id != run.current_draft_id and expected_version is None:
             raise StaleRun("A newer version of this draft exists since you started editing. "
                            "Reload to edit the latest; nothing was saved.")
+        if base.stage != run.stage:
+            raise InvalidState(f"Version {base.version} belongs to stage {base.stage}, "
+                               f"not the current stage {run.stage}.")
         if text == clean_text(base.content):
             raise InvalidInput("No changes to save.", {"content": "is unchanged"})
         version = (s.exec(select(func.max(Draft.version)).where(Draft.run_id == run.id)).one() or 0) + 1

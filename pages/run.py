@@ -15,6 +15,7 @@ from ui.format import status_label
 from ui.history import render_diff, render_versions
 from ui.reviewer import reviewer
 from ui.run_view import (
+    pick_version,
     render_draft,
     render_flags,
     render_header,
@@ -63,9 +64,9 @@ render_header(detail)
 render_progress(detail)
 render_status_banner(detail)
 
-draft = detail.current
 left, right = st.columns([3, 2], gap="large")
 with left:
+    draft = pick_version(detail)
     head, switch = st.columns([4, 1], vertical_alignment="bottom")
     head.subheader(f"Draft v{draft.version}" if draft else "Draft", anchor=False)
     with switch:

@@ -171,3 +171,22 @@ def test_per_run_thresholds_and_iterations_override_the_pipeline(db_url: str) ->
     d = views.get_run(run_id)
     assert d.thresholds == {"safety": 0.8, "empathy": 0.99, "clinical": 0.7}
     assert d.max_iterations == 2 and d.iteration <= 2
+
+
+def test_an_earlier_version_can_be_edited_or_approved_when_chosen(db_url: str) -> None:
+    run_id = service.start_run(kind="protocol", input=INTENT, actor="a",
+                               params={"thresholds": {"empathy": 1.0}, "max_iterations": 2})
+    drive(run_id)
+    d = views.get_run(run_id)
+    assert d.halt_reason == "max_iterations" and len(d.drafts) == 2
+    v1 = d.drafts[0]
+    did = service.edit(run_id=run_id, actor="b", content=v1.content + "\nOne more line.",
+                       expected_version=d.version, base_draft_id=v1.id)
+    drive(run_id)
+    d = views.get_run(run_id)
+    assert d.draft(did).parent_id == v1.id  # type: ignore[union-attr]
+    # Without the version the editor saw, an old base means someone else moved on.
+    with pytest.raises(StaleRun):
+        service.edit(run_id=run_id, actor="b", content="# other", base_draft_id=v1.id)
+    assert service.approve(run_id=run_id, actor="b", expected_version=d.version, draft_id=v1.id) == v1.id
+    assert views.get_run(run_id).approved_draft_id == v1.id

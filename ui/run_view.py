@@ -124,6 +124,25 @@ def render_status_banner(detail: RunDetail) -> None:
         st.info("Rejected. Nothing from this run will be used.", icon=":material/block:")
 
 
+def pick_version(detail: RunDetail) -> DraftView | None:
+    """The version shown, scored, edited and approved: the current one unless the person
+    picks another of this stage (e.g. the best when the iteration limit was reached)."""
+    stage = [d for d in detail.drafts if d.stage == detail.stage]
+    if len(stage) < 2 or detail.status in RunStatus.ACTIVE:
+        return detail.current
+    marks = {detail.current_draft_id: "current", detail.best_draft_id: "best",
+             detail.approved_draft_id: "approved"}
+
+    def label(d: DraftView) -> str:
+        tags = [m for i, m in marks.items() if i == d.id]
+        return f"v{d.version} · {author_label(d)}" + (f" ({', '.join(tags)})" if tags else "")
+
+    current = detail.current
+    index = stage.index(current) if current in stage else len(stage) - 1
+    return st.selectbox("Version", stage, index=index, format_func=label,
+                        help="Look at, edit or approve any version of this stage.")
+
+
 def render_draft(detail: RunDetail, draft: DraftView) -> None:
     """The draft as Markdown (never with HTML), with flagged sentences highlighted; a campaign
     draft is drawn by the campaign view when it exists."""
