@@ -113,13 +113,10 @@ right.plotly_chart(tokens_by_day_figure(load("by_day", f)), key="fig_tokens")
 # One breakdown chart at a time: each Plotly chart costs the browser a redraw.
 dim = st.segmented_control("Spend by", ["model", "agent", "kind", "stage"], default="model",
                            key="costs_dim") or "model"
-df = load("breakdown", f, dim)
-st.plotly_chart(cost_bars_figure(df, dim), key="fig_breakdown")
-
 left, right = st.columns([3, 2])
-lat = load("latency", f)
-left.plotly_chart(latency_figure(lat), key="fig_latency")
+left.plotly_chart(cost_bars_figure(load("breakdown", f, dim), dim), key="fig_breakdown")
 right.plotly_chart(error_rate_figure(load("breakdown", f, "model")), key="fig_errors")
+st.plotly_chart(latency_figure(load("latency", f)), key="fig_latency")
 st.subheader("Most expensive runs")
 top: pd.DataFrame = load("top_runs", f)
 st.caption("Runs started in the range, by whole-run cost"

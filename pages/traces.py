@@ -28,7 +28,7 @@ def _run_label(c: traces.RunChoice | None, run_id: int) -> str:
 def _pick_run() -> int | None:
     raw = st.query_params.get("run")
     wanted = int(raw) if raw and raw.isdigit() else None
-    choices = {c.id: c for c in traces.recent_runs(limit=300, include=wanted)}
+    choices = {c.id: c for c in traces.recent_runs(limit=100, include=wanted)}
     ids = list(choices)
     if wanted is not None and wanted not in choices:
         ids.insert(0, wanted)

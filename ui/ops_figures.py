@@ -134,7 +134,7 @@ def tokens_by_day_figure(df: pd.DataFrame) -> go.Figure:
 def latency_figure(df: pd.DataFrame) -> go.Figure:
     """A grid of agents (rows) by models (columns): each cell reads "p50 / p95 / p99" in
     seconds and is coloured by its p95, so a slow pair stands out at a glance."""
-    title = "Latency per agent and model: p50 / p95 / p99 (s), colour by p95"
+    title = "Latency (s) per agent and model: p50 / p95 / p99, coloured by p95"
     if df.empty:
         return _empty(title)
     agents = sorted(df["agent"].unique())
@@ -159,8 +159,8 @@ def latency_figure(df: pd.DataFrame) -> go.Figure:
         meta={"cells": len(df)},
     ))
     fig.update_layout(title=title, height=max(260, 110 + 44 * len(agents)),
-                      yaxis={"autorange": "reversed"}, xaxis={"side": "top"},
-                      **{**_LAYOUT, "margin": {"l": 10, "r": 10, "t": 80, "b": 10}})
+                      yaxis={"autorange": "reversed"}, xaxis={"tickangle": 0},
+                      **{**_LAYOUT, "margin": {"l": 10, "r": 10, "t": 50, "b": 30}})
     return fig
 
 

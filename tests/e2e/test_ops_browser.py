@@ -82,7 +82,7 @@ def test_costs_page_draws_spend_budgets_and_runs(page, seeded_app, artifacts: Pa
     expect(page.get_by_text("Most expensive runs")).to_be_visible(timeout=WAIT)
     settle(page, 5)
     expect(page.get_by_text("Spend per day (USD)")).to_be_visible()
-    expect(page.get_by_text("Latency per agent and model")).to_be_visible()
+    expect(page.get_by_text("Latency (s) per agent and model")).to_be_visible()
     # seed-demo's budgets: protocol near (85%), campaign over (105%) this month.
     expect(page.get_by_text("near budget").first).to_be_visible()
     expect(page.get_by_text("over budget").first).to_be_visible()
