@@ -5,8 +5,13 @@ LLM-call records, the lease, the step rows."""
 
 from __future__ import annotations
 
+import functools
+import importlib
 import tempfile
+import threading
 import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -101,6 +106,71 @@ def draftroom_batch(n: int, clock: AgentClock, *, offset: int = 0) -> Batch:
     return Batch("Draftroom", n, int(steps), agent_calls, wall, cpu, agent_s, per_run)
 
 
+# Where Draftroom's own time goes: (part, module, attribute) timed in CPU seconds on one extra
+# batch (the wrappers cost a little, so these are not used for the figures above).
+PARTS = (
+    ("step transactions", "engine.supervisor", "Supervisor._begin"),
+    ("step transactions", "engine.supervisor", "Supervisor._commit"),
+    ("LLM-call rows", "engine.agents", "_save"),
+    ("redaction", "engine.agents", "_redact_request"),
+    ("redaction", "engine.agents", "redact"),
+    ("queue and lease", "engine.service", "start_run"),
+    ("queue and lease", "engine.worker", "claim_run"),
+)
+
+
+@contextmanager
+def timed_parts(acc: dict[str, float]) -> Iterator[None]:
+    """Wrap each PARTS function so its CPU time (per thread) adds up in `acc` by part."""
+    lock = threading.Lock()
+    undo: list[tuple[object, str, object]] = []
+
+    def wrap(part: str, fn: Callable[..., object]) -> Callable[..., object]:
+        @functools.wraps(fn)
+        def timed(*args: object, **kwargs: object) -> object:
+            t0 = time.thread_time()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                with lock:
+                    acc[part] = acc.get(part, 0.0) + time.thread_time() - t0
+        return timed
+
+    for part, module, attr in PARTS:
+        owner: object = importlib.import_module(module)
+        *path, name = attr.split(".")
+        for p in path:
+            owner = getattr(owner, p)
+        original = owner.__dict__[name] if isinstance(owner, type) else getattr(owner, name)
+        undo.append((owner, name, original))
+        setattr(owner, name, wrap(part, original))  # type: ignore[arg-type]
+    try:
+        yield
+    finally:
+        for owner, name, original in reversed(undo):
+            setattr(owner, name, original)
+
+
+def breakdown(n: int, clock: AgentClock, *, offset: int = 0) -> tuple[dict[str, float], Batch]:
+    """CPU ms per run by part, on one instrumented batch (in the current database)."""
+    acc: dict[str, float] = {}
+    with timed_parts(acc):
+        batch = draftroom_batch(n, clock, offset=offset)
+    parts = {k: 1000 * v / n for k, v in acc.items()}
+    parts["agents and checks"] = 1000 * batch.agent_s / n
+    parts["rest"] = max(0.0, 1000 * batch.cpu_s / n - sum(parts.values()))
+    return parts, batch
+
+
+def breakdown_row(parts: dict[str, float], n: int, command: str) -> Row:
+    order = ("step transactions", "LLM-call rows", "redaction", "queue and lease",
+             "agents and checks", "rest")
+    return Row("engine overhead (offline, Draftroom alone)",
+               f"CPU per run by part ({n} runs, instrumented)",
+               ", ".join(f"{k} {parts.get(k, 0.0):.1f} ms" for k in order)
+               + f"; total {sum(parts.values()):.1f} ms", command)
+
+
 def rows_for(batches: list[Batch], n: int, mode: str, command: str) -> list[Row]:
     b = "engine overhead (offline, Draftroom alone)"
     steps = median([x.steps_per_s for x in batches])
@@ -126,10 +196,12 @@ def run(quick: bool = False) -> list[Row]:
         mode = sqlite_synchronous(url)
         draftroom_batch(min(n, 5), clock, offset=0)
         batches = [draftroom_batch(n, clock, offset=i * n) for i in range(reps)]
+        parts, _ = breakdown(n, clock, offset=reps * n)
     for x in batches:
         log(f"  {x.runs} runs {x.wall_s:.2f} s, {x.steps} steps, agents {x.agent_s:.2f} s, "
             f"overhead {x.overhead_ms_per_step:.2f} ms/step")
-    return rows_for(batches, n, f"SQLite {mode}", cmd("engine_overhead", quick))
+    command = cmd("engine_overhead", quick)
+    return rows_for(batches, n, f"SQLite {mode}", command) + [breakdown_row(parts, n, command)]
 
 
 if __name__ == "__main__":
