@@ -56,6 +56,10 @@ class Batch:
         return 1000 * self.overhead_s / max(1, self.runs)
 
     @property
+    def cpu_overhead_ms_per_run(self) -> float:
+        return 1000 * max(0.0, self.cpu_s - self.agent_s) / max(1, self.runs)
+
+    @property
     def cpu_overhead_ms_per_step(self) -> float:
         return 1000 * max(0.0, self.cpu_s - self.agent_s) / max(1, self.steps)
 
