@@ -52,6 +52,7 @@ brand: BrandOut | None = by_id.get(picked)
 if brand is not None and right.button("Use for a campaign", icon=":material/campaign:",
                                       help="Open the Start page with this brand picked"):
     st.session_state[CAMPAIGN_BRAND] = brand.id
+    st.session_state["start_kind"] = "Campaign"  # the Start page's kind switch (pages/start.py)
     st.switch_page("pages/start.py")
 
 flash = st.session_state.pop(FLASH, None)
