@@ -54,6 +54,9 @@ def _database(url: str) -> Iterator[None]:
 
 def _row(measure: str, times: list[float], target: float | None, note: str = "") -> dict[str, Any]:
     median = statistics.median(times)
+    if target is not None:
+        verdict = "within" if median <= target else "OVER"
+        note = f"{verdict} the {target:g} s target" + (f"; {note}" if note else "")
     return {
         "bench": "ops", "measure": measure, "median_s": round(median, 4),
         "max_s": round(max(times), 4), "n": len(times), "target_s": target,
