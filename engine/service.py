@@ -121,7 +121,15 @@ def start_run(
         raise InvalidInput(f"unknown threshold(s) {', '.join(sorted(map(_shown, unknown))[:5])}; "
                            f"this pipeline scores "
                            f"{sorted(scored)}", {"thresholds": "unknown score name"})
-    budget = p.budget_usd if p.budget_usd is not None else default_budget_usd
+    if p.budget_usd is not None:
+        budget: float | None = p.budget_usd
+    elif default_budget_usd is not None:
+        budget = default_budget_usd
+    else:
+        # Every way of starting a run (page, CLI, MCP) gets the ops-set default budget.
+        from engine.settings import default_run_budget_usd
+
+        budget = default_run_budget_usd()
     with session_scope() as s:
         require(who, "start", kind, session=s)
         run = Run(

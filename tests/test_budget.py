@@ -118,3 +118,16 @@ def test_only_ops_or_admin_may_set_monthly_budgets_once_roles_exist(db_url: str)
         settings.set_monthly_budget(kind="campaign", usd=10, actor="sam")
     settings.set_monthly_budget(kind="campaign", usd=10, actor="olu")
     settings.set_default_run_budget(usd=1, actor="root")
+
+
+def test_the_settings_default_budget_applies_to_every_start(db_url: str) -> None:
+    from engine import service, views
+    from engine.settings import get_ops_settings, set_default_run_budget
+
+    assert get_ops_settings().default_run_budget_usd is None
+    set_default_run_budget(usd=0.5, actor="ops")
+    run_id = service.start_run(kind="protocol", input={"intent": "Exam panic"}, actor="a")
+    assert views.get_run(run_id).budget_usd == 0.5
+    run_id = service.start_run(kind="protocol", input={"intent": "Exam panic"}, actor="a",
+                               params={"budget_usd": 2.0})
+    assert views.get_run(run_id).budget_usd == 2.0
