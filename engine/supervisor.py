@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
 
-from sqlalchemy import bindparam, delete, func, insert, update
+from sqlalchemy import bindparam, delete, func, insert, or_, update
 from sqlalchemy.engine import Connection
 from sqlalchemy.orm.exc import StaleDataError
 from sqlmodel import Session, select
@@ -294,7 +294,7 @@ class Supervisor:
                              {"b_run": plan.run_id, "b_draft": plan.current_draft_id})
             notes = [NoteOut(target=t, priority=p, text=x) for t, p, x in rows]  # type: ignore[arg-type]
             notes.sort(key=lambda n: PRIORITY_ORDER[n.priority])
-        feedback = [comment for (comment,) in c.execute(_SEL_FEEDBACK, {"b_run": plan.run_id})
+        feedback = [comment for (comment,) in c.execute(_SEL_FEEDBACK, {"b_run": plan.run_id, "b_stage": plan.stage})
                     if comment]
         pipeline = get_pipeline(plan.kind)
         context = pipeline.stage_context(s, plan.run_id, plan.stage) if pipeline.stage_context else {}
@@ -652,8 +652,11 @@ _SEL_DRAFTER_NOTES = (select(_NOTE_T.c.target, _NOTE_T.c.priority, _NOTE_T.c.tex
                       .where(_NOTE_T.c.run_id == _b("b_run"), _NOTE_T.c.draft_id == _b("b_draft"),
                              _NOTE_T.c.target.in_(["drafter", "broadcast"]))
                       .order_by(_NOTE_T.c.id))
+# A person's comments on this stage's drafts (a campaign's brief feedback is not for outreach).
 _SEL_FEEDBACK = (select(_ACTION_T.c.comment)
-                 .where(_ACTION_T.c.run_id == _b("b_run"), _ACTION_T.c.action == "revise")
+                 .select_from(_ACTION_T.outerjoin(_DRAFT_T, _DRAFT_T.c.id == _ACTION_T.c.draft_id))
+                 .where(_ACTION_T.c.run_id == _b("b_run"), _ACTION_T.c.action == "revise",
+                        or_(_DRAFT_T.c.stage == _b("b_stage"), _ACTION_T.c.draft_id.is_(None)))
                  .order_by(_ACTION_T.c.at))
 _SEL_ACTIVE_AGENTS = select(_PROMPT_T.c.agent).where(
     _PROMPT_T.c.active == True,  # noqa: E712
