@@ -103,8 +103,8 @@ class RunDetail(RunSummary):
     approved_draft_id: int | None
     parent_run_id: int | None
     parent_draft_id: int | None
-    lease_owner: str | None
-    lease_expires: datetime | None
+    lease_owner: str | None = None
+    lease_expires: datetime | None = None
     max_iterations: int
     stages: list[str]
     drafts: list[DraftView]
