@@ -24,6 +24,7 @@ from sqlmodel import col, select
 from db.models import Draft, HumanAction, LLMCall, Run, Step
 from db.session import session_scope
 from engine.errors import NotFound, ServiceError
+from engine.views import StepView
 
 SERVICE_NAME = "draftroom"
 OTLP_ENV = "DRAFTROOM_OTLP_ENDPOINT"
@@ -65,18 +66,9 @@ class CallDetail(CallSpan):
     response: dict[str, Any]
 
 
-class StepSpan(BaseModel):
-    id: int
-    seq: int
-    node: str
-    stage: str
-    iteration: int
-    status: str
-    started_at: datetime
-    finished_at: datetime | None
-    detail: str | None
-    error: str | None
-    draft_id: int | None
+class StepSpan(StepView):
+    """A step with the model calls made inside it."""
+
     calls: list[CallSpan]
 
     @property

@@ -70,6 +70,7 @@ class StepView(BaseModel):
     finished_at: datetime | None
     detail: str | None
     error: str | None
+    draft_id: int | None = None
 
 
 class RunSummary(BaseModel):
