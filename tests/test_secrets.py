@@ -134,6 +134,11 @@ def test_planted_key_never_stored_logged_or_exported_and_pii_redacted(
     retry = [a for a in views.get_run(run_id).actions if a.action == "retry"]
     assert retry and "[email]" in (retry[0].comment or "")  # the error it retried, redacted
 
+    # Every page a person can open on it (the sidebar shows the backend in use, too).
+    pages = _page_texts(run_id)
+    assert pages and not [name for name, t in pages.items() if KEY in t], list(pages)
+    assert "paced breathing" in pages["pages/run.py"]  # the scan sees what is drawn
+
     # A worker process's own output (what an operator's log collector keeps).
     out = _worker_process_output(planted, tmp_path)
     assert KEY not in out and not _has_pii(out), out[-2000:]
@@ -141,6 +146,25 @@ def test_planted_key_never_stored_logged_or_exported_and_pii_redacted(
         "tables_scanned": len({t for t, _ in db}), "values_scanned": sum(map(len, db.values())),
         "log_records": len(caplog.records), "key_found": len(with_key), "pii_outside_content":
         len(with_pii), "llm_calls": len(db[("llmcall", "request")])}, indent=2))
+
+
+def _page_texts(run_id: int) -> dict[str, str]:
+    """Everything the app draws on each page, as text (every element's protobuf)."""
+    from streamlit.testing.v1 import AppTest
+
+    os.environ["DRAFTROOM_INAPP_WORKER"] = "0"
+    out: dict[str, str] = {}
+    try:
+        for page in ("pages/queue.py", "pages/run.py", "pages/traces.py", "pages/costs.py"):
+            at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+            at.session_state["reviewer"] = "dr. lee"
+            at.run()
+            at.query_params["run"] = str(run_id)
+            at.switch_page(page).run()
+            out[page] = "\n".join(str(getattr(node, "proto", "")) for node in at._tree)
+    finally:
+        os.environ.pop("DRAFTROOM_INAPP_WORKER", None)
+    return out
 
 
 def _worker_process_output(server: FakeOpenAI, tmp_path: Path) -> str:
