@@ -10,6 +10,10 @@ can be named; once any role exists, a person without one may only read."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
 from sqlalchemy import func
 from sqlmodel import Session, select
 
@@ -28,8 +32,25 @@ OPERATIONAL_ACTS = frozenset({"halt", "retry", "budget"})
 VIEWS = {"view_costs": {"ops"}, "view_traces": {"ops", "clinician", "marketer"}}
 ACTIONS = CONTENT_ACTS | OPERATIONAL_ACTS | set(VIEWS) | {"manage_roles"}
 
-__all__ = ["ROLES", "ACTIONS", "allowed", "can", "require", "roles_of", "roles_configured",
-           "grant", "revoke", "list_roles", "person_key"]
+__all__ = ["ROLES", "ACTIONS", "Identity", "who", "allowed", "can", "require", "roles_of",
+           "roles_configured", "grant", "revoke", "list_roles", "person_key"]
+
+
+@dataclass(frozen=True)
+class Identity:
+    name: str
+    verified: bool
+    """True only when the name came from a login (OIDC), never from a typed name."""
+
+
+def who(login: Mapping[str, Any] | None, typed: str = "") -> Identity:
+    """The actor of an act: the login's name when someone is logged in (Streamlit's st.user,
+    as a dict), else the name typed in the sidebar, unverified."""
+    if login and login.get("is_logged_in"):
+        name = clean_text(str(login.get("name") or login.get("email") or "")).strip()
+        if name:
+            return Identity(name, True)
+    return Identity(clean_text(typed or ""), False)
 
 
 def person_key(name: str) -> str:

@@ -134,3 +134,13 @@ def test_the_cli_refuses_with_the_reason(staffed: None, capsys: pytest.CaptureFi
     assert main(["approve", str(run_id), "--actor", "Olu Ops", "--no-wait"]) == 2
     assert "Olu Ops may not approve protocol runs" in capsys.readouterr().err
     assert main(["approve", str(run_id), "--actor", "Dr. Lee", "--no-wait"]) == 0
+
+
+def test_a_login_names_the_actor_and_verifies_them_a_typed_name_does_not() -> None:
+    from engine.identity import who
+
+    login = {"is_logged_in": True, "name": "Dr. Lee", "email": "lee@clinic.example"}
+    assert who(login, typed="someone else") == identity.Identity("Dr. Lee", True)
+    assert who({"is_logged_in": True, "email": "kim@clinic.example"}).name == "kim@clinic.example"
+    assert who({"is_logged_in": False}, typed=" Ana ") == identity.Identity("Ana", False)
+    assert who(None, typed="Ben").verified is False
