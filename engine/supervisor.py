@@ -13,6 +13,7 @@ from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from datetime import timedelta
+from functools import partial
 from typing import Any
 
 from sqlalchemy import bindparam, delete, func, insert, or_, update
@@ -38,6 +39,7 @@ from engine.agents import BudgetReached, CallContext, run_agent, run_spend
 from engine.checks.base import FlagOut
 from engine.leases import lease_seconds
 from engine.llm.base import LLMBackend, LLMError
+from engine.llm.offline import OfflineBackend
 from engine.pipelines.base import (
     PRIORITY_ORDER,
     AgentSpec,
@@ -312,22 +314,9 @@ class Supervisor:
         task = ReviewTask(kind=plan.kind, stage=plan.stage, input=plan.input,
                           content=plan.content, flags=checks.flags)
         ctx = self._ctx(plan)
-        # Critics are independent: they run at the same time, the first in this thread and
-        # the others on the pool. Every call ends (and is recorded) before any error is raised.
-        futures: list[Future[Any]] = []
-        if stage.critics:
-            first, others = stage.critics[0], stage.critics[1:]
-            futures.append(Future())
-            if others:
-                pool = self._critic_pool(len(others))
-                futures += [pool.submit(run_agent, c, task, self.backend, ctx,
-                                        prompt=plan.prompts.get(c.name)) for c in others]
-            try:
-                futures[0].set_result(run_agent(first, task, self.backend, ctx,
-                                                prompt=plan.prompts.get(first.name)))
-            except BaseException as exc:  # raised below, in the critics' order
-                futures[0].set_exception(exc)
-            wait(futures)
+        calls = [partial(run_agent, c, task, self.backend, ctx, prompt=plan.prompts.get(c.name))
+                 for c in stage.critics]
+        futures = self._all_critics(calls)
         reviews = [(c.name, as_review(f.result()))
                    for c, f in zip(stage.critics, futures, strict=True)]
         combined = combine_review(stage, reviews, checks.caps)
@@ -345,6 +334,26 @@ class Supervisor:
         )
 
     # -- commit -------------------------------------------------------------------------
+
+    def _all_critics(self, calls: list[Callable[[], Any]]) -> list[Future[Any]]:
+        """Critics are independent, so they run at the same time: the first in this thread,
+        the others on the pool. The offline backend computes here, under the GIL, where
+        threads cannot overlap its critics and only add hand-offs: its critics run one after
+        the other. Either way every call ends (and is recorded) before an error is raised."""
+        parallel = not isinstance(self.backend, OfflineBackend)
+        rest = ([self._critic_pool(len(calls) - 1).submit(c) for c in calls[1:]]
+                if parallel and len(calls) > 1 else [])
+        here: list[Future[Any]] = []
+        try:
+            for call in calls[:1] if rest else calls:
+                here.append(Future())
+                try:
+                    here[-1].set_result(call())
+                except Exception as exc:  # raised by the caller, in the critics' order
+                    here[-1].set_exception(exc)
+        finally:
+            wait(rest)
+        return here + rest
 
     def _critic_pool(self, n: int) -> ThreadPoolExecutor:
         """Threads kept for the critics (starting new ones at every review costs more than
