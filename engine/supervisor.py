@@ -1,9 +1,10 @@
 """The supervisor loop: draft -> review -> decide -> halt for a person | revise.
 
 Each node is one Step. A step's row is committed when it starts; its outputs (draft, scores,
-notes) and the run's next node are committed together when it ends. A process killed in
-between leaves a "running" step and no outputs, so a worker that takes the run over redoes
-that node and nothing is lost or written twice."""
+notes) and the run's next node are committed together when it ends, in the same transaction
+that writes the next step's row and reads what that node needs. A process killed in between
+leaves a "running" step and no outputs, so a worker that takes the run over redoes that node
+and nothing is lost or written twice."""
 
 from __future__ import annotations
 
