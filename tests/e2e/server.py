@@ -90,3 +90,28 @@ if __name__ == "__main__":
                 time.sleep(1)
         except KeyboardInterrupt:
             pass
+
+
+@contextmanager
+def using_database(url: str) -> Iterator[None]:
+    """Point this test process at `url` (the app's database, to seed and check it)."""
+    from db.session import reset_engines
+
+    old = os.environ.get("DATABASE_URL")
+    os.environ["DATABASE_URL"] = url
+    reset_engines()
+    try:
+        yield
+    finally:
+        if old is None:
+            os.environ.pop("DATABASE_URL", None)
+        else:
+            os.environ["DATABASE_URL"] = old
+        reset_engines()
+
+
+@contextmanager
+def app_sharing_database(tmp: Path, *, env: dict[str, str] | None = None) -> Iterator[AppServer]:
+    """A started app whose database this test process reads and writes too."""
+    with streamlit_app(tmp, env=env) as server, using_database(server.database_url):
+        yield server

@@ -4,13 +4,12 @@ shows the call clicked on it; Settings lists the prices. Screenshots go to test-
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.e2e.server import CHROMIUM, CHROMIUM_ARGS, AppServer, streamlit_app
+from tests.e2e.server import CHROMIUM, AppServer, streamlit_app, using_database
 
 pytestmark = [
     pytest.mark.browser,
@@ -27,32 +26,14 @@ DONE = "!document.querySelector('[data-testid=\"stStatusWidget\"]')"
 
 @pytest.fixture(scope="module")
 def seeded_app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[AppServer, int]]:
-    from db.session import reset_engines
     from engine.seed_demo import seed_demo
 
     tmp = tmp_path_factory.mktemp("ops-e2e")
-    old = os.environ.get("DATABASE_URL")
-    os.environ["DATABASE_URL"] = f"sqlite:///{tmp / 'e2e.db'}"  # the file the server opens
-    reset_engines()
-    try:
+    with using_database(f"sqlite:///{tmp / 'e2e.db'}"):  # the file the server opens
         report = seed_demo(calls=20_000, runs=1_000, big_run_calls=500, seed=21)
         assert report.big_run_id is not None
         with streamlit_app(tmp, env={"DRAFTROOM_INAPP_WORKER": "0"}) as server:
             yield server, report.big_run_id
-    finally:
-        if old is None:
-            os.environ.pop("DATABASE_URL", None)
-        else:
-            os.environ["DATABASE_URL"] = old
-        reset_engines()
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[object]:
-    with playwright_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.server import CHROMIUM, CHROMIUM_ARGS, AppServer, streamlit_app
+from tests.e2e.server import CHROMIUM, AppServer, app_sharing_database, streamlit_app
 
 pytestmark = [
     pytest.mark.browser,
@@ -28,29 +28,8 @@ WAIT = 30_000  # ms; the offline loop takes a second or two, a loaded CI machine
 
 @pytest.fixture(scope="module")
 def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AppServer]:
-    from db.session import reset_engines
-
-    with streamlit_app(tmp_path_factory.mktemp("e2e")) as server:
-        # This process reads and writes the same database as the app (to seed runs).
-        old = os.environ.get("DATABASE_URL")
-        os.environ["DATABASE_URL"] = server.database_url
-        reset_engines()
-        try:
-            yield server
-        finally:
-            if old is None:
-                os.environ.pop("DATABASE_URL", None)
-            else:
-                os.environ["DATABASE_URL"] = old
-            reset_engines()
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[object]:
-    with playwright_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
+    with app_sharing_database(tmp_path_factory.mktemp("e2e")) as server:
+        yield server
 
 
 @pytest.fixture(scope="module")

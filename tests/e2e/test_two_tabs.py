@@ -4,14 +4,13 @@ and nothing the first one did is overwritten (checked in the database)."""
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.e2e.server import CHROMIUM, CHROMIUM_ARGS, AppServer, streamlit_app
+from tests.e2e.server import CHROMIUM, AppServer, app_sharing_database
 
 pytestmark = [
     pytest.mark.browser,
@@ -27,28 +26,8 @@ STALE = "This run changed since you opened it"
 
 @pytest.fixture(scope="module")
 def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AppServer]:
-    from db.session import reset_engines
-
-    with streamlit_app(tmp_path_factory.mktemp("two-tabs")) as server:
-        old = os.environ.get("DATABASE_URL")
-        os.environ["DATABASE_URL"] = server.database_url  # seed and check the app's database
-        reset_engines()
-        try:
-            yield server
-        finally:
-            if old is None:
-                os.environ.pop("DATABASE_URL", None)
-            else:
-                os.environ["DATABASE_URL"] = old
-            reset_engines()
-
-
-@pytest.fixture(scope="module")
-def browser(app: AppServer) -> Iterator[object]:
-    with playwright_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
+    with app_sharing_database(tmp_path_factory.mktemp("two-tabs")) as server:
+        yield server
 
 
 @pytest.fixture(scope="module")
