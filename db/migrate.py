@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from pathlib import Path
 
 from alembic import command
@@ -20,6 +21,7 @@ from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy import create_engine, event, inspect, text
 from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.exc import OperationalError
 from sqlmodel import SQLModel
 
 from db import models  # noqa: F401  (registers every table on SQLModel.metadata)
@@ -108,6 +110,19 @@ def _revision_at(url: str) -> str | None:
 def migrate(url: str | None = None) -> str:
     """Upgrade the database at `url` (default DATABASE_URL) to head; returns the revision."""
     url = url or database_url()
+    for attempt in range(5):
+        try:
+            return _migrate(url)
+        except OperationalError as exc:
+            # A brand-new SQLite file that several connections switch to WAL at once: SQLite
+            # answers "locked" at once rather than waiting. The next try finds it in WAL.
+            if "database is locked" not in str(exc) or attempt == 4:
+                raise
+            time.sleep(0.1 * (attempt + 1))
+    raise AssertionError("unreachable")
+
+
+def _migrate(url: str) -> str:
     head = head_revision()
     # Already at head (every start but the first): no write lock, so running workers are
     # never held up by one that restarts.
