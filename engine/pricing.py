@@ -86,6 +86,7 @@ class PriceBook:
         self._rows: list[ModelPrice] = []
         self._loaded = 0.0
         self._source = ""  # which database the rows came from
+        self._by_model: dict[str, list[ModelPrice]] = {}  # the rows that can match a model
         self._lock = threading.Lock()
 
     def price(self, session: Session, model: str, at: datetime | None = None) -> Price | None:
@@ -99,9 +100,15 @@ class PriceBook:
                     session.commit()
                     rows = list(session.exec(select(ModelPrice)).all())
                 self._rows = rows
+                self._by_model = {}
                 self._loaded = time.monotonic()
                 self._source = source
-            rows = self._rows
+            rows = self._by_model.get(model)
+            if rows is None:
+                # Matching names and patterns once per model; only the dates are left per call.
+                names = {model, _undated(model)}
+                rows = [r for r in self._rows if any(_matches(r.model, n) for n in names)]
+                self._by_model[model] = rows
         return pick_price(rows, model, at or utcnow())
 
     def invalidate(self) -> None:

@@ -43,12 +43,18 @@ def redact_secrets(value: Any) -> Any:
     return value
 
 
+_THREE_DIGITS = re.compile(r"\d\d\d")  # every phone match holds one (3+ digit groups)
+
+
 def redact_text(text: str) -> str:
     """Secrets are always removed; emails and phone numbers unless DRAFTROOM_REDACT_PII=0."""
     text = redact_secrets_text(text)
     if _pii_enabled():
-        text = _EMAIL.sub("[email]", text)
-        text = _PHONE.sub(_phone_like, text)
+        # Cheap guards first: most texts hold no "@" and no run of three digits.
+        if "@" in text:
+            text = _EMAIL.sub("[email]", text)
+        if _THREE_DIGITS.search(text):
+            text = _PHONE.sub(_phone_like, text)
     return text
 
 
