@@ -34,14 +34,15 @@ SECTIONS: dict[str, list[tuple[str, str, str]]] = {
     ],
 }
 
+prepare_database()
 nav = {
     section: [st.Page(path, title=title, icon=icon)
-              for path, title, icon in pages if (HERE / path).is_file()]
+              for path, title, icon in pages
+              if (HERE / path).is_file()]
     for section, pages in SECTIONS.items()
 }
 page = st.navigation({section: pages for section, pages in nav.items() if pages})
 
-prepare_database()
 render_sidebar(ensure_worker())
 with st.sidebar:
     budget_banner(compact=True)  # monthly budget alerts at 80% and 100%

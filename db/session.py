@@ -61,8 +61,15 @@ def get_engine() -> Engine:
 
 
 def _create_tables(eng: Engine) -> None:
-    """Tables missing from a new database. Another process may be creating them at the same
-    moment (workers starting together); its "already exists" just means the work is done."""
+    """A SQLite database is brought to the head migration (so a database made by an older
+    release gets its new columns too); elsewhere missing tables are created, and migrating
+    is the deliberate `make migrate`. Another process may be creating the same tables at the
+    same moment (workers starting together): its "already exists" means the work is done."""
+    if eng.dialect.name == "sqlite":
+        from db.migrate import migrate  # db.migrate imports this module
+
+        migrate(str(eng.url))
+        return
     for attempt in range(3):
         try:
             SQLModel.metadata.create_all(eng)

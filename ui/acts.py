@@ -20,7 +20,7 @@ from engine.errors import ApprovalBlocked, ServiceError, StaleRun
 from engine.export import export_markdown
 from engine.views import DraftView, RunDetail
 from ui.markdown import escape_inline
-from ui.reviewer import MISSING_HINT, permitted, reviewer, role_hint
+from ui.reviewer import MISSING_HINT, acting, permitted, role_hint
 
 FLASH = "_flash"
 OUTCOME = "_act_outcome"
@@ -140,7 +140,7 @@ def _save_edit(seen: Seen, next_version: int) -> None:
     def close() -> None:
         st.session_state[_edit_key(seen.run_id)] = False
 
-    _attempt("edit", lambda: service.edit(run_id=seen.run_id, actor=reviewer(), content=text,
+    _attempt("edit", lambda: service.edit(run_id=seen.run_id, **acting(), content=text,
                                           expected_version=seen.version,
                                           base_draft_id=seen.draft_id),
              f"Saved v{next_version}. The critics are re-scoring it.", unsaved=text, after=close)
@@ -211,7 +211,7 @@ def _offered(detail: RunDetail, draft: DraftView | None) -> list[str]:
 
 def _approve(seen: Seen) -> None:
     reason = st.session_state.get(f"approve_reason_{seen.run_id}_{seen.draft_id}") or None
-    _attempt("approve", lambda: service.approve(run_id=seen.run_id, actor=reviewer(),
+    _attempt("approve", lambda: service.approve(run_id=seen.run_id, **acting(),
                                                 expected_version=seen.version,
                                                 draft_id=seen.draft_id, override_reason=reason),
              f"Approved v{seen.draft_version}.")
@@ -238,7 +238,7 @@ def _approve_form(seen: Seen, draft: DraftView, disabled: bool) -> None:
 def _revise(seen: Seen) -> None:
     key = f"revise_comment_{seen.run_id}"
     comment = str(st.session_state.get(key) or "")
-    _attempt("revise", lambda: service.request_revision(run_id=seen.run_id, actor=reviewer(),
+    _attempt("revise", lambda: service.request_revision(run_id=seen.run_id, **acting(),
                                                         comment=comment,
                                                         expected_version=seen.version),
              "Sent back to the drafter with your comment.", unsaved=comment or None)
@@ -262,7 +262,7 @@ def _revise_form(seen: Seen, kind: str, disabled: bool) -> None:
 
 def _reject(seen: Seen) -> None:
     comment = st.session_state.get(f"reject_comment_{seen.run_id}") or None
-    _attempt("reject", lambda: service.reject(run_id=seen.run_id, actor=reviewer(),
+    _attempt("reject", lambda: service.reject(run_id=seen.run_id, **acting(),
                                               comment=comment, expected_version=seen.version),
              "Rejected the run.")
 
@@ -277,7 +277,7 @@ def _reject_form(seen: Seen, disabled: bool) -> None:
 
 def _halt(seen: Seen) -> None:
     comment = st.session_state.get(f"halt_comment_{seen.run_id}") or None
-    _attempt("halt", lambda: service.halt(run_id=seen.run_id, actor=reviewer(), comment=comment),
+    _attempt("halt", lambda: service.halt(run_id=seen.run_id, **acting(), comment=comment),
              "Halt requested: the run stops after its current step.")
 
 
@@ -291,7 +291,7 @@ def _halt_form(seen: Seen, disabled: bool) -> None:
 
 
 def _retry(seen: Seen) -> None:
-    _attempt("retry", lambda: service.retry(run_id=seen.run_id, actor=reviewer()), "Retrying.")
+    _attempt("retry", lambda: service.retry(run_id=seen.run_id, **acting()), "Retrying.")
 
 
 def _retry_form(seen: Seen, disabled: bool) -> None:

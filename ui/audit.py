@@ -30,7 +30,8 @@ def render_audit(detail: RunDetail) -> None:
         "When": st.column_config.DatetimeColumn(format="D MMM YYYY, HH:mm:ss"),
         "Comment": st.column_config.TextColumn(width="large"),
     })
-    st.caption("Names are typed in the sidebar, not checked against a login: (unverified).")
+    st.caption("Names marked (unverified) were typed in the sidebar; names from a sign-in are "
+               "verified.")
 
 
 def render_steps(detail: RunDetail) -> None:

@@ -1,17 +1,46 @@
-"""Who is acting: a name kept for the browser session (st.session_state), set in the sidebar
-and passed as the actor of every human act. Not a login: the audit trail marks it unverified."""
+"""Who is acting. With OIDC configured (Streamlit's st.login, `[auth]` in secrets.toml) the
+name comes from the login and acts are recorded as verified; otherwise it is the name typed in
+the sidebar, kept for the browser session and marked unverified in the audit trail."""
 
 from __future__ import annotations
 
 import streamlit as st
+
+from engine.identity import Identity, who
 
 KEY = "reviewer"
 WIDGET_KEY = "reviewer_input"
 MISSING_HINT = "Enter your name under **Reviewer** in the sidebar to act on runs."
 
 
+def login_configured() -> bool:
+    try:
+        return "auth" in st.secrets
+    except Exception:  # no secrets.toml at all
+        return False
+
+
+def _login() -> dict[str, object] | None:
+    if not login_configured():
+        return None
+    try:
+        return st.user.to_dict()
+    except Exception:
+        return None
+
+
+def identity() -> Identity:
+    return who(_login(), str(st.session_state.get(KEY) or ""))
+
+
 def reviewer() -> str:
-    return str(st.session_state.get(KEY) or "").strip()
+    return identity().name
+
+
+def acting() -> dict[str, object]:
+    """The actor arguments of a service act: the name, and whether a login vouches for it."""
+    me = identity()
+    return {"actor": me.name, "verified": me.verified}
 
 
 def sync_from_widget() -> None:

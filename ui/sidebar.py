@@ -13,12 +13,21 @@ from ui.worker import WorkerStatus
 
 def render_sidebar(worker: WorkerStatus) -> None:
     with st.sidebar:
-        reviewer.prepare_widget()
-        st.text_input("Reviewer", key=reviewer.WIDGET_KEY, placeholder="Your name", max_chars=120,
-                      on_change=reviewer.sync_from_widget,
-                      help="Recorded on every act (approve, edit, send back, reject, halt) "
-                           "in the run's audit trail. Kept for this browser session.")
-        name = reviewer.reviewer()
+        me = reviewer.identity()
+        if me.verified:
+            st.caption(f":material/verified_user: Signed in as **{escape_inline(me.name)}**")
+            st.button("Sign out", on_click=st.logout, icon=":material/logout:")
+        else:
+            if reviewer.login_configured():
+                st.button("Sign in", on_click=st.login, icon=":material/login:",
+                          help="Acts are recorded as verified when you sign in.")
+            reviewer.prepare_widget()
+            st.text_input("Reviewer", key=reviewer.WIDGET_KEY, placeholder="Your name",
+                          max_chars=120, on_change=reviewer.sync_from_widget,
+                          help="Recorded on every act (approve, edit, send back, reject, halt) "
+                               "in the run's audit trail, marked unverified. Kept for this "
+                               "browser session.")
+        name = me.name
         if not name:
             st.caption(":orange[:material/info: Needed before you start, edit or approve.]")
         else:
