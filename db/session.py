@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-import threading
 
 from sqlalchemy import event
-from sqlalchemy.exc import OperationalError, ProgrammingError
 from sqlalchemy.engine import Engine
+from sqlalchemy.exc import OperationalError, ProgrammingError
 from sqlmodel import Session, SQLModel, create_engine
 
 from db import models  # noqa: F401  (registers every table on SQLModel.metadata)

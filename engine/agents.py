@@ -57,7 +57,9 @@ def _check_budget(ctx: CallContext, backend: LLMBackend, messages: list[dict[str
         price = PRICE_BOOK.price(s, backend.model)
         spent = _spend(s, ctx.run_id)
     prompt = sum(estimate_tokens(m["content"]) for m in messages)
-    estimate = call_cost(price, prompt=prompt, cached=0, completion=EXPECTED_COMPLETION_TOKENS) or 0.0
+    estimate = (
+        call_cost(price, prompt=prompt, cached=0, completion=EXPECTED_COMPLETION_TOKENS) or 0.0
+    )
     if spent + estimate > ctx.budget_usd:
         raise BudgetReached(
             f"budget reached: spent ${spent:.4f} of ${ctx.budget_usd:.4f}; "
@@ -65,16 +67,23 @@ def _check_budget(ctx: CallContext, backend: LLMBackend, messages: list[dict[str
         )
 
 
-def run_agent(spec: AgentSpec, task: BaseModel, backend: LLMBackend, ctx: CallContext,
-              *, prompt: ResolvedPrompt | None = None) -> BaseModel:
+def run_agent(
+    spec: AgentSpec,
+    task: BaseModel,
+    backend: LLMBackend,
+    ctx: CallContext,
+    *,
+    prompt: ResolvedPrompt | None = None,
+) -> BaseModel:
     """Call the agent's model once (the backend retries), record the call, return the output.
     `prompt` is the agent's prompt when the caller has resolved it already (the supervisor
     does, in the transaction that opens the step). Raises LLMError (recorded as a failed
     call) or BudgetReached (no call made)."""
     if prompt is None:
         with session_scope() as s:
-            prompt = resolve_prompt(s, agent=spec.name, default=spec.system_prompt,
-                                    params=ctx.params)
+            prompt = resolve_prompt(
+                s, agent=spec.name, default=spec.system_prompt, params=ctx.params
+            )
     messages = [
         {"role": "system", "content": prompt.text},
         {"role": "user", "content": spec.render_user(task)},
@@ -104,9 +113,13 @@ def run_agent(spec: AgentSpec, task: BaseModel, backend: LLMBackend, ctx: CallCo
     try:
         resp = backend.generate(call)
     except LLMError as exc:
-        record.update(latency_ms=(time.perf_counter() - t0) * 1000, status="error",
-                      error=redact(f"{exc.kind}: {exc.message}"), attempts=exc.attempts,
-                      cost_usd=None)
+        record.update(
+            latency_ms=(time.perf_counter() - t0) * 1000,
+            status="error",
+            error=redact(f"{exc.kind}: {exc.message}"),
+            attempts=exc.attempts,
+            cost_usd=None,
+        )
         _save(record, priced=False)
         raise
     record.update(
@@ -131,9 +144,9 @@ def _redact_message(text: str, _key: str | None, _pii: str | None) -> str:
 
 def _redact_request(messages: list[dict[str, str]]) -> dict[str, Any]:
     key, pii = os.environ.get("OPENAI_API_KEY"), os.environ.get("DRAFTROOM_REDACT_PII")
-    return {"messages": [
-        {**m, "content": _redact_message(m["content"], key, pii)} for m in messages
-    ]}
+    return {
+        "messages": [{**m, "content": _redact_message(m["content"], key, pii)} for m in messages]
+    }
 
 
 def _save(record: dict[str, Any], *, priced: bool) -> None:

@@ -48,8 +48,10 @@ def _drive(run_id: int) -> int:
         print(f"error: {d.error}")
     cur = d.current
     if cur:
-        print(f"latest: v{cur.version} by {cur.author}: {_fmt_scores(cur.scores)}"
-              + (f"; {len(cur.flags)} flag(s)" if cur.flags else ""))
+        print(
+            f"latest: v{cur.version} by {cur.author}: {_fmt_scores(cur.scores)}"
+            + (f"; {len(cur.flags)} flag(s)" if cur.flags else "")
+        )
     if d.best_draft_id and d.best_draft_id != d.current_draft_id and d.draft(d.best_draft_id):
         print(f"best: v{d.draft(d.best_draft_id).version}")  # type: ignore[union-attr]
     return 0 if d.status != "failed" else 3
@@ -81,8 +83,11 @@ def cmd_list(a: argparse.Namespace) -> int:
     print(f"{'id':>6}  {'kind':<9} {'status':<16} {'it':>2}  scores")
     for r in runs:
         flags = f"  flags={r.open_flags}" if r.open_flags else ""
-        print(f"{r.id:>6}  {r.kind:<9} {r.status:<16} {r.iteration:>2}  {_fmt_scores(r.scores)}{flags}"
-              f"  {r.title[:60]}")
+        print(
+            f"{r.id:>6}  {r.kind:<9} {r.status:<16} {r.iteration:>2}  "
+            f"{_fmt_scores(r.scores)}{flags}"
+            f"  {r.title[:60]}"
+        )
     return 0
 
 
@@ -92,18 +97,30 @@ def cmd_show(a: argparse.Namespace) -> int:
         print(d.model_dump_json(indent=2))
         return 0
     print(f"run {d.id} [{d.kind}] {d.title}")
-    print(f"status: {d.status}" + (f" ({d.halt_reason})" if d.halt_reason else "")
-          + f"  stage: {d.stage}  iteration: {d.iteration}/{d.max_iterations}  version: {d.version}")
+    print(
+        f"status: {d.status}"
+        + (f" ({d.halt_reason})" if d.halt_reason else "")
+        + f"  stage: {d.stage}  iteration: {d.iteration}/{d.max_iterations}  version: {d.version}"
+    )
     print(f"thresholds: {_fmt_scores(d.thresholds)}  cost: ${d.cost_usd:.4f}")
     if d.error:
         print(f"error: {d.error}")
     for dr in d.drafts:
-        marks = [m for m, i in (("current", d.current_draft_id), ("best", d.best_draft_id),
-                                ("approved", d.approved_draft_id)) if i == dr.id]
-        print(f"\n== v{dr.version} [{dr.stage}] by {dr.author} ({dr.author_kind})"
-              f" {_fmt_scores(dr.scores)} {' '.join('*' + m for m in marks)}")
+        marks = [
+            m
+            for m, i in (
+                ("current", d.current_draft_id),
+                ("best", d.best_draft_id),
+                ("approved", d.approved_draft_id),
+            )
+            if i == dr.id
+        ]
+        print(
+            f"\n== v{dr.version} [{dr.stage}] by {dr.author} ({dr.author_kind})"
+            f" {_fmt_scores(dr.scores)} {' '.join('*' + m for m in marks)}"
+        )
         for f in dr.flags:
-            print(f"   FLAG {f.category}: \"{f.text}\" [{f.start}:{f.end}]")
+            print(f'   FLAG {f.category}: "{f.text}" [{f.start}:{f.end}]')
         if a.full or dr.id == d.current_draft_id:
             print(dr.content)
     if d.notes:
@@ -114,8 +131,10 @@ def cmd_show(a: argparse.Namespace) -> int:
         print("\naudit trail:")
         for act in d.actions:
             who = act.actor + ("" if act.verified else " (unverified)")
-            print(f"  {act.at:%Y-%m-%d %H:%M:%S} {who} {act.action}"
-                  + (f": {act.comment}" if act.comment else ""))
+            print(
+                f"  {act.at:%Y-%m-%d %H:%M:%S} {who} {act.action}"
+                + (f": {act.comment}" if act.comment else "")
+            )
     return 0
 
 
@@ -130,8 +149,12 @@ def _draft_id(run_id: int, version: int | None) -> int | None:
 
 
 def cmd_approve(a: argparse.Namespace) -> int:
-    did = service.approve(run_id=a.run_id, actor=a.actor, draft_id=_draft_id(a.run_id, a.version),
-                          override_reason=a.override)
+    did = service.approve(
+        run_id=a.run_id,
+        actor=a.actor,
+        draft_id=_draft_id(a.run_id, a.version),
+        override_reason=a.override,
+    )
     d = views.get_run(a.run_id)
     print(f"approved v{d.draft(did).version}; run is {d.status}")  # type: ignore[union-attr]
     if d.status == "queued" and not a.no_wait:
@@ -200,8 +223,10 @@ def cmd_worker(a: argparse.Namespace) -> int:
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     signal.signal(signal.SIGINT, lambda *_: stop.set())
     w = Worker(poll_seconds=a.poll, on_event=_print_event if a.verbose else None)
-    print(f"worker {w.worker_id} on {describe_database()} with {w.backend.name}:{w.backend.model}",
-          flush=True)
+    print(
+        f"worker {w.worker_id} on {describe_database()} with {w.backend.name}:{w.backend.model}",
+        flush=True,
+    )
     w.run_forever(stop, exit_when_idle=a.once)
     print(f"worker {w.worker_id} stopped after {w.runs_done} run(s)", flush=True)
     return 0
@@ -220,7 +245,11 @@ def cmd_export(a: argparse.Namespace) -> int:
 
     if a.format == "pdf":
         return _export_pdf(a)
-    out = export_markdown(a.run_id) if a.format == "md" else views.get_run(a.run_id).model_dump_json(indent=2)
+    out = (
+        export_markdown(a.run_id)
+        if a.format == "md"
+        else views.get_run(a.run_id).model_dump_json(indent=2)
+    )
     print(out)
     return 0
 
@@ -252,8 +281,9 @@ def cmd_branch(a: argparse.Namespace) -> int:
         params["max_iterations"] = a.max_iterations
     if a.threshold:
         params["thresholds"] = {k: float(v) for k, v in (t.split("=", 1) for t in a.threshold)}
-    new_id = branch_run(run_id=a.run_id, draft_id=did or 0, actor=a.actor, params=params,
-                        guidance=a.guidance)
+    new_id = branch_run(
+        run_id=a.run_id, draft_id=did or 0, actor=a.actor, params=params, guidance=a.guidance
+    )
     print(f"run-id: {new_id} (branched from run {a.run_id})", flush=True)
     return 0 if a.no_wait else _drive(new_id)
 
@@ -262,12 +292,13 @@ def cmd_seed_demo(a: argparse.Namespace) -> int:
     from engine.seed_demo import seed_demo
 
     runs = a.runs or max(a.calls // 20, 1)
-    print(f"seeding {a.calls:,} calls in {runs:,} runs into {describe_database()} ...",
-          flush=True)
+    print(f"seeding {a.calls:,} calls in {runs:,} runs into {describe_database()} ...", flush=True)
     r = seed_demo(calls=a.calls, runs=runs, big_run_calls=a.big_run_calls, seed=a.seed)
-    print(f"added {r.runs:,} runs, {r.steps:,} steps, {r.calls:,} calls, {r.drafts:,} drafts "
-          f"in {r.seconds:.1f} s" + (f"; run {r.big_run_id} has {a.big_run_calls} calls"
-                                      if r.big_run_id else ""))
+    print(
+        f"added {r.runs:,} runs, {r.steps:,} steps, {r.calls:,} calls, {r.drafts:,} drafts "
+        f"in {r.seconds:.1f} s"
+        + (f"; run {r.big_run_id} has {a.big_run_calls} calls" if r.big_run_id else "")
+    )
     return 0
 
 
@@ -276,8 +307,9 @@ def cmd_export_trace(a: argparse.Namespace) -> int:
 
     if a.send:
         status = traces.send_otlp(a.run_id, endpoint=a.endpoint)
-        print(f"sent run {a.run_id}'s spans to {a.endpoint or traces.otlp_endpoint()} "
-              f"(HTTP {status})")
+        print(
+            f"sent run {a.run_id}'s spans to {a.endpoint or traces.otlp_endpoint()} (HTTP {status})"
+        )
         return 0
     if a.format == "jsonl":
         sys.stdout.write(traces.to_jsonl(a.run_id))
@@ -401,16 +433,23 @@ def build_parser() -> argparse.ArgumentParser:
     sd = sub.add_parser("seed-demo", help="add a realistic demo dataset (runs, steps, calls)")
     sd.add_argument("--calls", type=int, default=100_000, help="LLM calls to add")
     sd.add_argument("--runs", type=int, help="runs to spread them over (default: calls / 20)")
-    sd.add_argument("--big-run-calls", type=int, default=500,
-                    help="calls of one long run, for the Traces page (0: none)")
+    sd.add_argument(
+        "--big-run-calls",
+        type=int,
+        default=500,
+        help="calls of one long run, for the Traces page (0: none)",
+    )
     sd.add_argument("--seed", type=int, default=7, help="random seed")
     sd.set_defaults(fn=cmd_seed_demo)
 
     et = sub.add_parser("export-trace", help="a run's trace: JSONL events, summary, OTLP spans")
     et.add_argument("run_id", type=int)
     et.add_argument("--format", choices=["jsonl", "summary", "otlp"], default="jsonl")
-    et.add_argument("--send", action="store_true",
-                    help="POST the OTLP spans to the collector ($DRAFTROOM_OTLP_ENDPOINT)")
+    et.add_argument(
+        "--send",
+        action="store_true",
+        help="POST the OTLP spans to the collector ($DRAFTROOM_OTLP_ENDPOINT)",
+    )
     et.add_argument("--endpoint", help="collector URL (default: $DRAFTROOM_OTLP_ENDPOINT)")
     et.set_defaults(fn=cmd_export_trace)
     return p

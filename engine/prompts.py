@@ -26,7 +26,9 @@ def resolve_prompt(
         return ResolvedPrompt(override, None, "run")
     if isinstance(override, int):
         row = session.exec(
-            select(PromptVersion).where(PromptVersion.agent == agent, PromptVersion.version == override)
+            select(PromptVersion).where(
+                PromptVersion.agent == agent, PromptVersion.version == override
+            )
         ).first()
         if row is not None:
             return ResolvedPrompt(row.text, row.version, "run")

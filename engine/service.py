@@ -58,8 +58,10 @@ class RunParams(BaseModel):
             if isinstance(text, str):
                 text = clean_text(text)
                 if len(text) > MAX_PROMPT_CHARS:
-                    raise ValueError(f"the prompt for {_shown(agent)} must be at most "
-                                     f"{MAX_PROMPT_CHARS} characters")
+                    raise ValueError(
+                        f"the prompt for {_shown(agent)} must be at most "
+                        f"{MAX_PROMPT_CHARS} characters"
+                    )
             out[agent] = text
         return out
 
@@ -72,11 +74,14 @@ def _shown(value: object, limit: int = 40) -> str:
 def _actor(actor: str) -> str:
     name = clean_text(actor or "")
     if not name:
-        raise InvalidInput("Say who you are (reviewer name) before acting on a run.",
-                           {"actor": "is required"})
+        raise InvalidInput(
+            "Say who you are (reviewer name) before acting on a run.", {"actor": "is required"}
+        )
     if len(name) > MAX_ACTOR_CHARS:
-        raise InvalidInput(f"Reviewer name must be at most {MAX_ACTOR_CHARS} characters.",
-                           {"actor": f"must be at most {MAX_ACTOR_CHARS} characters"})
+        raise InvalidInput(
+            f"Reviewer name must be at most {MAX_ACTOR_CHARS} characters.",
+            {"actor": f"must be at most {MAX_ACTOR_CHARS} characters"},
+        )
     return name
 
 
@@ -85,8 +90,10 @@ def _comment(comment: str | None, *, required: bool, what: str = "comment") -> s
     if required and not text:
         raise InvalidInput(f"A {what} is required.", {what: "is required"})
     if len(text) > MAX_COMMENT_CHARS:
-        raise InvalidInput(f"The {what} must be at most {MAX_COMMENT_CHARS} characters "
-                           f"(got {len(text)}).", {what: f"must be at most {MAX_COMMENT_CHARS} characters"})
+        raise InvalidInput(
+            f"The {what} must be at most {MAX_COMMENT_CHARS} characters (got {len(text)}).",
+            {what: f"must be at most {MAX_COMMENT_CHARS} characters"},
+        )
     return text or None
 
 
@@ -118,9 +125,12 @@ def start_run(
     scored = {name for st in pipeline.stages for name in st.thresholds}
     unknown = set(p.thresholds) - scored
     if unknown:
-        raise InvalidInput(f"unknown threshold(s) {', '.join(sorted(map(_shown, unknown))[:5])}; "
-                           f"this pipeline scores "
-                           f"{sorted(scored)}", {"thresholds": "unknown score name"})
+        raise InvalidInput(
+            f"unknown threshold(s) {', '.join(sorted(map(_shown, unknown))[:5])}; "
+            f"this pipeline scores "
+            f"{sorted(scored)}",
+            {"thresholds": "unknown score name"},
+        )
     if p.budget_usd is not None:
         budget: float | None = p.budget_usd
     elif default_budget_usd is not None:
@@ -152,8 +162,9 @@ def start_run(
 
 
 @contextmanager
-def _acting_on(run_id: int, expected_version: int | None, allowed: tuple[str, ...],
-               what: str) -> Iterator[tuple[Session, Run]]:
+def _acting_on(
+    run_id: int, expected_version: int | None, allowed: tuple[str, ...], what: str
+) -> Iterator[tuple[Session, Run]]:
     try:
         with session_scope() as s:
             run = s.get(Run, run_id)
@@ -178,10 +189,26 @@ def _acting_on(run_id: int, expected_version: int | None, allowed: tuple[str, ..
         raise StaleRun() from None
 
 
-def _record(s: Session, run: Run, actor: str, action: str, *, draft_id: int | None,
-            comment: str | None, verified: bool) -> None:
-    s.add(HumanAction(run_id=run.id or 0, draft_id=draft_id, actor=actor, action=action,
-                      comment=comment, verified=verified))
+def _record(
+    s: Session,
+    run: Run,
+    actor: str,
+    action: str,
+    *,
+    draft_id: int | None,
+    comment: str | None,
+    verified: bool,
+) -> None:
+    s.add(
+        HumanAction(
+            run_id=run.id or 0,
+            draft_id=draft_id,
+            actor=actor,
+            action=action,
+            comment=comment,
+            verified=verified,
+        )
+    )
 
 
 def _draft_of(s: Session, run: Run, draft_id: int | None) -> Draft:
@@ -201,9 +228,15 @@ def _queue(run: Run, next_node: str, review_mode: str = "loop") -> None:
     run.error = None
 
 
-def approve(*, run_id: int, actor: str, expected_version: int | None = None,
-            draft_id: int | None = None, override_reason: str | None = None,
-            verified: bool = False) -> int:
+def approve(
+    *,
+    run_id: int,
+    actor: str,
+    expected_version: int | None = None,
+    draft_id: int | None = None,
+    override_reason: str | None = None,
+    verified: bool = False,
+) -> int:
     """Approve a version. Refused while a blocking flag is open on it, unless an override
     reason is given (and recorded). Returns the approved draft's id."""
     who = _actor(actor)
@@ -212,8 +245,10 @@ def approve(*, run_id: int, actor: str, expected_version: int | None = None,
         require(who, "approve", run.kind, session=s)
         draft = _draft_of(s, run, draft_id)
         if draft.stage != run.stage:
-            raise InvalidState(f"Version {draft.version} belongs to stage {draft.stage}, "
-                               f"not the current stage {run.stage}.")
+            raise InvalidState(
+                f"Version {draft.version} belongs to stage {draft.stage}, "
+                f"not the current stage {run.stage}."
+            )
         stage = get_pipeline(run.kind).stage(run.stage)
         # The checks run again here, on the exact text being approved: they bind the gate
         # whatever was stored, whoever wrote the text.
@@ -222,7 +257,9 @@ def approve(*, run_id: int, actor: str, expected_version: int | None = None,
             cats = sorted({f.category for f in blocking})
             raise ApprovalBlocked(
                 f"Version {draft.version} has {len(blocking)} open safety flag(s) "
-                f"({', '.join(cats)}). Give an override reason to approve it anyway.", cats)
+                f"({', '.join(cats)}). Give an override reason to approve it anyway.",
+                cats,
+            )
         action = "approve_override" if blocking else "approve"
         _record(s, run, who, action, draft_id=draft.id, comment=reason, verified=verified)
         if get_pipeline(run.kind).next_stage(run.stage) is None:
@@ -237,73 +274,134 @@ def approve(*, run_id: int, actor: str, expected_version: int | None = None,
         return draft.id or 0
 
 
-def edit(*, run_id: int, actor: str, content: str, expected_version: int | None = None,
-         base_draft_id: int | None = None, verified: bool = False) -> int:
+def edit(
+    *,
+    run_id: int,
+    actor: str,
+    content: str,
+    expected_version: int | None = None,
+    base_draft_id: int | None = None,
+    verified: bool = False,
+) -> int:
     """Save a person's edit as a new version; the checks run now, the critics re-score it
     next (the run is queued for review and then waits for a person again)."""
     who = _actor(actor)
     text = redact_secrets_text(clean_text(content or ""))
     if not text:
-        raise InvalidInput("The draft is empty; write something or cancel the edit.",
-                           {"content": "is required"})
+        raise InvalidInput(
+            "The draft is empty; write something or cancel the edit.", {"content": "is required"}
+        )
     if len(text) > MAX_DRAFT_CHARS:
-        raise InvalidInput(f"The draft is {len(text):,} characters; the limit is "
-                           f"{MAX_DRAFT_CHARS:,}.", {"content": f"must be at most {MAX_DRAFT_CHARS} characters"})
-    with _acting_on(run_id, expected_version, (RunStatus.REVIEW, RunStatus.FAILED), "edit") as (s, run):
+        raise InvalidInput(
+            f"The draft is {len(text):,} characters; the limit is {MAX_DRAFT_CHARS:,}.",
+            {"content": f"must be at most {MAX_DRAFT_CHARS} characters"},
+        )
+    with _acting_on(run_id, expected_version, (RunStatus.REVIEW, RunStatus.FAILED), "edit") as (
+        s,
+        run,
+    ):
         require(who, "edit", run.kind, session=s)
         base = _draft_of(s, run, base_draft_id)
         # Editing an earlier version is a deliberate choice when the caller says which run
         # version it saw (checked above); without that, it is a stale editor.
         if base.id != run.current_draft_id and expected_version is None:
-            raise StaleRun("A newer version of this draft exists since you started editing. "
-                           "Reload to edit the latest; nothing was saved.")
+            raise StaleRun(
+                "A newer version of this draft exists since you started editing. "
+                "Reload to edit the latest; nothing was saved."
+            )
         if base.stage != run.stage:
-            raise InvalidState(f"Version {base.version} belongs to stage {base.stage}, "
-                               f"not the current stage {run.stage}.")
+            raise InvalidState(
+                f"Version {base.version} belongs to stage {base.stage}, "
+                f"not the current stage {run.stage}."
+            )
         if text == clean_text(base.content):
             raise InvalidInput("No changes to save.", {"content": "is unchanged"})
-        version = (s.exec(select(func.max(Draft.version)).where(Draft.run_id == run.id)).one() or 0) + 1
-        draft = Draft(run_id=run.id or 0, version=version, stage=run.stage, author=who,
-                      author_kind="human", content=text, parent_id=base.id,
-                      content_hash=content_hash(text), iteration=run.iteration)
+        version = (
+            s.exec(select(func.max(Draft.version)).where(Draft.run_id == run.id)).one() or 0
+        ) + 1
+        draft = Draft(
+            run_id=run.id or 0,
+            version=version,
+            stage=run.stage,
+            author=who,
+            author_kind="human",
+            content=text,
+            parent_id=base.id,
+            content_hash=content_hash(text),
+            iteration=run.iteration,
+        )
         s.add(draft)
         s.flush()
         stage = get_pipeline(run.kind).stage(run.stage)
         for f in stage.checks(text, run.input).flags:
-            s.add(Flag(draft_id=draft.id or 0, check=f.check, category=f.category, text=f.text,
-                       start=f.start, end=f.end, blocking=f.blocking))
+            s.add(
+                Flag(
+                    draft_id=draft.id or 0,
+                    check=f.check,
+                    category=f.category,
+                    text=f.text,
+                    start=f.start,
+                    end=f.end,
+                    blocking=f.blocking,
+                )
+            )
         _record(s, run, who, "edit", draft_id=draft.id, comment=None, verified=verified)
         run.current_draft_id = draft.id
         _queue(run, "review", review_mode="human")
         return draft.id or 0
 
 
-def request_revision(*, run_id: int, actor: str, comment: str,
-                     expected_version: int | None = None, verified: bool = False) -> None:
+def request_revision(
+    *,
+    run_id: int,
+    actor: str,
+    comment: str,
+    expected_version: int | None = None,
+    verified: bool = False,
+) -> None:
     """Send the run back to the drafter with a comment (a critical note) and a fresh
     iteration budget."""
     who = _actor(actor)
     text = _comment(comment, required=True)
-    with _acting_on(run_id, expected_version, (RunStatus.REVIEW, RunStatus.FAILED),
-                    "request a revision of") as (s, run):
+    with _acting_on(
+        run_id, expected_version, (RunStatus.REVIEW, RunStatus.FAILED), "request a revision of"
+    ) as (s, run):
         require(who, "revise", run.kind, session=s)
-        s.add(Note(run_id=run.id or 0, draft_id=run.current_draft_id, author=who,
-                   target="drafter", priority="critical", text=text or ""))
-        _record(s, run, who, "revise", draft_id=run.current_draft_id, comment=text,
-                verified=verified)
+        s.add(
+            Note(
+                run_id=run.id or 0,
+                draft_id=run.current_draft_id,
+                author=who,
+                target="drafter",
+                priority="critical",
+                text=text or "",
+            )
+        )
+        _record(
+            s, run, who, "revise", draft_id=run.current_draft_id, comment=text, verified=verified
+        )
         run.iteration = 0
         _queue(run, "draft")
 
 
-def reject(*, run_id: int, actor: str, comment: str | None = None,
-           expected_version: int | None = None, verified: bool = False) -> None:
+def reject(
+    *,
+    run_id: int,
+    actor: str,
+    comment: str | None = None,
+    expected_version: int | None = None,
+    verified: bool = False,
+) -> None:
     who = _actor(actor)
     text = _comment(comment, required=False)
-    with _acting_on(run_id, expected_version, (RunStatus.REVIEW, RunStatus.FAILED),
-                    "reject") as (s, run):
+    with _acting_on(run_id, expected_version, (RunStatus.REVIEW, RunStatus.FAILED), "reject") as (
+        s,
+        run,
+    ):
         require(who, "reject", run.kind, session=s)
-        _record(s, run, who, "reject", draft_id=run.current_draft_id, comment=text,
-                verified=verified)
+        _record(
+            s, run, who, "reject", draft_id=run.current_draft_id, comment=text, verified=verified
+        )
         run.status = RunStatus.REJECTED
         run.next_node = None
 
@@ -315,8 +413,7 @@ def halt(*, run_id: int, actor: str, comment: str | None = None, verified: bool 
     text = _comment(comment, required=False)
     with _acting_on(run_id, None, RunStatus.ACTIVE, "halt") as (s, run):
         require(who, "halt", run.kind, session=s)
-        _record(s, run, who, "halt", draft_id=run.current_draft_id, comment=text,
-                verified=verified)
+        _record(s, run, who, "halt", draft_id=run.current_draft_id, comment=text, verified=verified)
         if run.status == RunStatus.QUEUED:
             run.status = RunStatus.REVIEW
             run.halt_reason = "halted"
@@ -330,21 +427,38 @@ def retry(*, run_id: int, actor: str, verified: bool = False) -> None:
     who = _actor(actor)
     with _acting_on(run_id, None, (RunStatus.FAILED,), "retry") as (s, run):
         require(who, "retry", run.kind, session=s)
-        _record(s, run, who, "retry", draft_id=run.current_draft_id, comment=run.error,
-                verified=verified)
+        _record(
+            s,
+            run,
+            who,
+            "retry",
+            draft_id=run.current_draft_id,
+            comment=run.error,
+            verified=verified,
+        )
         _queue(run, run.next_node or "draft", run.review_mode)
 
 
-def set_budget(*, run_id: int, actor: str, budget_usd: float | None,
-               verified: bool = False) -> None:
+def set_budget(
+    *, run_id: int, actor: str, budget_usd: float | None, verified: bool = False
+) -> None:
     """Change a run's budget; a run halted by its budget goes on when the new one allows."""
     who = _actor(actor)
     if budget_usd is not None and not 0 <= budget_usd <= 100_000:
-        raise InvalidInput("Budget must be between $0 and $100,000.", {"budget_usd": "out of range"})
+        raise InvalidInput(
+            "Budget must be between $0 and $100,000.", {"budget_usd": "out of range"}
+        )
     with _acting_on(run_id, None, RunStatus.ALL, "change the budget of") as (s, run):
         require(who, "budget", run.kind, session=s)
-        _record(s, run, who, "budget", draft_id=None,
-                comment=f"budget {run.budget_usd} -> {budget_usd}", verified=verified)
+        _record(
+            s,
+            run,
+            who,
+            "budget",
+            draft_id=None,
+            comment=f"budget {run.budget_usd} -> {budget_usd}",
+            verified=verified,
+        )
         run.budget_usd = budget_usd
         if run.status == RunStatus.REVIEW and run.halt_reason == "budget_reached" and run.next_node:
             _queue(run, run.next_node, run.review_mode)

@@ -95,7 +95,9 @@ class StepPlan:
 
 @dataclass
 class ReviewOutcome:
-    scores: list[tuple[str, float, float | None, float | None, str]]  # name, value, llm, cap, source
+    scores: list[
+        tuple[str, float, float | None, float | None, str]
+    ]  # name, value, llm, cap, source
     flags: list[FlagOut]
     notes: list[tuple[str, NoteOut]]  # (author, note)
     verdicts: list[str] = field(default_factory=list)
@@ -186,8 +188,9 @@ class Supervisor:
         """Run one node. True while the run has more to do for this worker."""
         return self._advance(run_id, None, open_next=False)[0]
 
-    def _advance(self, run_id: int, plan: StepPlan | None, *,
-                 open_next: bool) -> tuple[bool, StepPlan | None]:
+    def _advance(
+        self, run_id: int, plan: StepPlan | None, *, open_next: bool
+    ) -> tuple[bool, StepPlan | None]:
         """Run one node (`plan`, when the last commit opened it already); returns whether
         there is more to do, and the next step when this commit opened it."""
         plan = plan or self._begin(run_id)
@@ -211,8 +214,12 @@ class Supervisor:
             return False, None
         except Exception as exc:  # a bug or bad output must not leave the run spinning
             log.exception("run %s: %s step failed", plan.run_id, plan.node)
-            self._stop(plan, status=RunStatus.FAILED, reason="error:internal",
-                       message=f"{plan.node} step failed: {type(exc).__name__}: {exc}"[:2000])
+            self._stop(
+                plan,
+                status=RunStatus.FAILED,
+                reason="error:internal",
+                message=f"{plan.node} step failed: {type(exc).__name__}: {exc}"[:2000],
+            )
             return False, None
         try:
             return self._commit(plan, result, open_next=open_next)
@@ -249,16 +256,31 @@ class Supervisor:
         """Write the step's row, renew the lease and read what the node needs (the caller
         saves the run)."""
         c = s.connection()
-        step_id = c.execute(_INSERT_STEP, {
-            "run_id": run.id, "seq": seq, "node": run.next_node, "stage": run.stage,
-            "iteration": run.iteration, "worker": self.worker_id, "started_at": utcnow(),
-        }).scalar_one()
+        step_id = c.execute(
+            _INSERT_STEP,
+            {
+                "run_id": run.id,
+                "seq": seq,
+                "node": run.next_node,
+                "stage": run.stage,
+                "iteration": run.iteration,
+                "worker": self.worker_id,
+                "started_at": utcnow(),
+            },
+        ).scalar_one()
         run.lease_expires = utcnow() + timedelta(seconds=lease_seconds())
         plan = StepPlan(
-            run_id=run.id or 0, step_id=step_id, seq=seq, node=run.next_node or "",
-            kind=run.kind, stage=run.stage, input=dict(run.input),
-            params=dict(run.params), iteration=run.iteration,
-            budget_usd=run.budget_usd, current_draft_id=run.current_draft_id,
+            run_id=run.id or 0,
+            step_id=step_id,
+            seq=seq,
+            node=run.next_node or "",
+            kind=run.kind,
+            stage=run.stage,
+            input=dict(run.input),
+            params=dict(run.params),
+            iteration=run.iteration,
+            budget_usd=run.budget_usd,
+            current_draft_id=run.current_draft_id,
             review_mode=run.review_mode,
         )
         stage = self._stage(plan)
@@ -275,8 +297,14 @@ class Supervisor:
     # -- nodes (no database writes but the LLM call records) -----------------------------
 
     def _ctx(self, plan: StepPlan) -> CallContext:
-        return CallContext(run_id=plan.run_id, step_id=plan.step_id, kind=plan.kind,
-                           stage=plan.stage, params=plan.params, budget_usd=plan.budget_usd)
+        return CallContext(
+            run_id=plan.run_id,
+            step_id=plan.step_id,
+            kind=plan.kind,
+            stage=plan.stage,
+            params=plan.params,
+            budget_usd=plan.budget_usd,
+        )
 
     def _stage(self, plan: StepPlan) -> StageSpec:
         return get_pipeline(plan.kind).stage(plan.stage)
@@ -284,8 +312,13 @@ class Supervisor:
     def _draft(self, plan: StepPlan) -> str:
         stage = self._stage(plan)
         assert plan.task is not None
-        out = run_agent(stage.drafter, plan.task, self.backend, self._ctx(plan),
-                        prompt=plan.prompts.get(stage.drafter.name))
+        out = run_agent(
+            stage.drafter,
+            plan.task,
+            self.backend,
+            self._ctx(plan),
+            prompt=plan.prompts.get(stage.drafter.name),
+        )
         return redact_secrets_text(stage.to_text(out))  # a model never gets to store a key
 
     def _draft_task(self, s: Session, plan: StepPlan) -> DraftTask:
@@ -293,17 +326,30 @@ class Supervisor:
         previous = _draft_content(c, plan.current_draft_id)
         notes: list[NoteOut] = []
         if previous is not None:
-            rows = c.execute(_SEL_DRAFTER_NOTES,
-                             {"b_run": plan.run_id, "b_draft": plan.current_draft_id})
+            rows = c.execute(
+                _SEL_DRAFTER_NOTES, {"b_run": plan.run_id, "b_draft": plan.current_draft_id}
+            )
             notes = [NoteOut(target=t, priority=p, text=x) for t, p, x in rows]  # type: ignore[arg-type]
             notes.sort(key=lambda n: PRIORITY_ORDER[n.priority])
-        feedback = [comment for (comment,) in c.execute(_SEL_FEEDBACK, {"b_run": plan.run_id, "b_stage": plan.stage})
-                    if comment]
+        feedback = [
+            comment
+            for (comment,) in c.execute(
+                _SEL_FEEDBACK, {"b_run": plan.run_id, "b_stage": plan.stage}
+            )
+            if comment
+        ]
         pipeline = get_pipeline(plan.kind)
-        context = pipeline.stage_context(s, plan.run_id, plan.stage) if pipeline.stage_context else {}
+        context = (
+            pipeline.stage_context(s, plan.run_id, plan.stage) if pipeline.stage_context else {}
+        )
         return DraftTask(
-            kind=plan.kind, stage=plan.stage, input=plan.input, iteration=plan.iteration + 1,
-            previous=previous, notes=notes, feedback=feedback,
+            kind=plan.kind,
+            stage=plan.stage,
+            input=plan.input,
+            iteration=plan.iteration + 1,
+            previous=previous,
+            notes=notes,
+            feedback=feedback,
             context=context,
         )
 
@@ -312,26 +358,46 @@ class Supervisor:
         if plan.content is None:
             raise LLMError("malformed", "there is no draft to review")
         checks = run_checks(stage, plan.content, plan.input)
-        task = ReviewTask(kind=plan.kind, stage=plan.stage, input=plan.input,
-                          content=plan.content, flags=checks.flags)
+        task = ReviewTask(
+            kind=plan.kind,
+            stage=plan.stage,
+            input=plan.input,
+            content=plan.content,
+            flags=checks.flags,
+        )
         ctx = self._ctx(plan)
-        calls = [partial(run_agent, c, task, self.backend, ctx, prompt=plan.prompts.get(c.name))
-                 for c in stage.critics]
+        calls = [
+            partial(run_agent, c, task, self.backend, ctx, prompt=plan.prompts.get(c.name))
+            for c in stage.critics
+        ]
         futures = self._all_critics(calls)
-        reviews = [(c.name, as_review(f.result()))
-                   for c, f in zip(stage.critics, futures, strict=True)]
+        reviews = [
+            (c.name, as_review(f.result())) for c, f in zip(stage.critics, futures, strict=True)
+        ]
         combined = combine_review(stage, reviews, checks.caps)
-        notes = [(name, n.model_copy(update={"text": redact_secrets_text(n.text)}))
-                 for name, r in reviews for n in r.notes]
+        notes = [
+            (name, n.model_copy(update={"text": redact_secrets_text(n.text)}))
+            for name, r in reviews
+            for n in r.notes
+        ]
         notes += [
-            ("checks", NoteOut(target="drafter", priority="critical",
-                               text=f"{f.category.replace('_', ' ')}: rewrite or remove \"{f.text}\""))
-            for f in checks.flags if f.blocking
+            (
+                "checks",
+                NoteOut(
+                    target="drafter",
+                    priority="critical",
+                    text=f'{f.category.replace("_", " ")}: rewrite or remove "{f.text}"',
+                ),
+            )
+            for f in checks.flags
+            if f.blocking
         ]
         verdicts = [r.verdict for _, r in reviews if r.verdict]
         return ReviewOutcome(
             scores=[(n, v, llm, cap, src) for n, (v, llm, cap, src) in combined.items()],
-            flags=checks.flags, notes=notes, verdicts=verdicts,
+            flags=checks.flags,
+            notes=notes,
+            verdicts=verdicts,
         )
 
     # -- commit -------------------------------------------------------------------------
@@ -342,8 +408,11 @@ class Supervisor:
         threads cannot overlap its critics and only add hand-offs: its critics run one after
         the other. Either way every call ends (and is recorded) before an error is raised."""
         parallel = not isinstance(self.backend, OfflineBackend)
-        rest = ([self._critic_pool(len(calls) - 1).submit(c) for c in calls[1:]]
-                if parallel and len(calls) > 1 else [])
+        rest = (
+            [self._critic_pool(len(calls) - 1).submit(c) for c in calls[1:]]
+            if parallel and len(calls) > 1
+            else []
+        )
         here: list[Future[Any]] = []
         try:
             for call in calls[:1] if rest else calls:
@@ -367,21 +436,33 @@ class Supervisor:
             self.__dict__["_pool"], self.__dict__["_pool_size"] = pool, max(1, n)
         return pool
 
-    def _commit(self, plan: StepPlan, result: Any, *,
-                open_next: bool = False) -> tuple[bool, StepPlan | None]:
+    def _commit(
+        self, plan: StepPlan, result: Any, *, open_next: bool = False
+    ) -> tuple[bool, StepPlan | None]:
         for attempt in range(COMMIT_ATTEMPTS):
             try:
                 with session_scope() as s:
                     c = s.connection()
                     run = _RunRow.load(c, plan.run_id)
-                    if run is None or run.lease_owner != self.worker_id or run.status != RunStatus.RUNNING:
+                    if (
+                        run is None
+                        or run.lease_owner != self.worker_id
+                        or run.status != RunStatus.RUNNING
+                    ):
                         raise LeaseLost()
                     if run.next_node != plan.node:
                         raise LeaseLost()
                     step = _StepOut()
                     detail = self._apply(s, run, step, plan, result)
-                    c.execute(_FINISH_STEP, {"b_step": plan.step_id, "b_now": utcnow(),
-                                             "b_detail": detail, "b_draft": step.draft_id})
+                    c.execute(
+                        _FINISH_STEP,
+                        {
+                            "b_step": plan.step_id,
+                            "b_now": utcnow(),
+                            "b_detail": detail,
+                            "b_draft": step.draft_id,
+                        },
+                    )
                     if run.halt_requested and run.status == RunStatus.RUNNING:
                         self._to_review(s, run, "halted")
                     run.updated_at = utcnow()
@@ -391,16 +472,16 @@ class Supervisor:
                     # durable before the next node runs, with one commit between them.
                     nxt = self._open_step(s, run, plan.seq + 1) if more and open_next else None
                     run.save(c)
-                self.on_event(StepEvent(plan.run_id, plan.seq, plan.node, "done", iteration,
-                                        stage, detail))
+                self.on_event(
+                    StepEvent(plan.run_id, plan.seq, plan.node, "done", iteration, stage, detail)
+                )
                 return more, nxt
             except StaleDataError:
                 if attempt == COMMIT_ATTEMPTS - 1:
                     raise
         return False, None
 
-    def _apply(self, s: Session, run: _RunRow, step: _StepOut, plan: StepPlan,
-               result: Any) -> str:
+    def _apply(self, s: Session, run: _RunRow, step: _StepOut, plan: StepPlan, result: Any) -> str:
         if plan.node == "draft":
             return self._apply_draft(s, run, step, result)
         if plan.node == "review":
@@ -430,12 +511,21 @@ class Supervisor:
         c = s.connection()
         version = (c.execute(_MAX_VERSION, {"b_run": run.id}).scalar() or 0) + 1
         author = get_pipeline(run.kind).stage(run.stage).drafter.name
-        draft_id = c.execute(_INSERT_DRAFT, {
-            "run_id": run.id, "version": version, "stage": run.stage, "author": author,
-            "author_kind": "agent", "content": text, "parent_id": run.current_draft_id,
-            "content_hash": content_hash(text), "iteration": run.iteration + 1,
-            "created_at": utcnow(),
-        }).scalar_one()
+        draft_id = c.execute(
+            _INSERT_DRAFT,
+            {
+                "run_id": run.id,
+                "version": version,
+                "stage": run.stage,
+                "author": author,
+                "author_kind": "agent",
+                "content": text,
+                "parent_id": run.current_draft_id,
+                "content_hash": content_hash(text),
+                "iteration": run.iteration + 1,
+                "created_at": utcnow(),
+            },
+        ).scalar_one()
         step.draft_id = draft_id
         run.iteration += 1
         run.current_draft_id = draft_id
@@ -450,21 +540,53 @@ class Supervisor:
         c.execute(_DELETE_FLAGS, {"b_draft": draft_id})
         # One multi-row INSERT per table rather than an ORM object per row.
         if outcome.scores:
-            c.execute(_INSERT_SCORE, [
-                {"draft_id": draft_id, "name": name, "value": value, "llm_value": llm,
-                 "check_value": cap, "source": source}
-                for name, value, llm, cap, source in outcome.scores])
+            c.execute(
+                _INSERT_SCORE,
+                [
+                    {
+                        "draft_id": draft_id,
+                        "name": name,
+                        "value": value,
+                        "llm_value": llm,
+                        "check_value": cap,
+                        "source": source,
+                    }
+                    for name, value, llm, cap, source in outcome.scores
+                ],
+            )
         if outcome.flags:
-            c.execute(_INSERT_FLAG, [
-                {"draft_id": draft_id, "check": f.check, "category": f.category, "text": f.text,
-                 "start": f.start, "end": f.end, "blocking": f.blocking}
-                for f in outcome.flags])
+            c.execute(
+                _INSERT_FLAG,
+                [
+                    {
+                        "draft_id": draft_id,
+                        "check": f.check,
+                        "category": f.category,
+                        "text": f.text,
+                        "start": f.start,
+                        "end": f.end,
+                        "blocking": f.blocking,
+                    }
+                    for f in outcome.flags
+                ],
+            )
         if outcome.notes:
             now = utcnow()
-            c.execute(_INSERT_NOTE, [
-                {"run_id": run.id or 0, "draft_id": draft_id, "author": author,
-                 "target": n.target, "priority": n.priority, "text": n.text, "created_at": now}
-                for author, n in outcome.notes])
+            c.execute(
+                _INSERT_NOTE,
+                [
+                    {
+                        "run_id": run.id or 0,
+                        "draft_id": draft_id,
+                        "author": author,
+                        "target": n.target,
+                        "priority": n.priority,
+                        "text": n.text,
+                        "created_at": now,
+                    }
+                    for author, n in outcome.notes
+                ],
+            )
         run.next_node = "decide"
         if outcome.verdicts:
             params = dict(run.params)
@@ -477,9 +599,12 @@ class Supervisor:
         thresholds = thresholds_for(stage, run.params)
         board = _Board.read(s, run.id or 0, run.stage)
         if run.current_draft_id in board.versions:
-            verdict = gate(board.scores.get(run.current_draft_id, {}),
-                           board.blocking.get(run.current_draft_id, []), thresholds,
-                           run.params.get("_last_verdicts") if stage.require_pass_verdict else None)
+            verdict = gate(
+                board.scores.get(run.current_draft_id, {}),
+                board.blocking.get(run.current_draft_id, []),
+                thresholds,
+                run.params.get("_last_verdicts") if stage.require_pass_verdict else None,
+            )
         else:
             verdict = self._gate(s, run.current_draft_id, thresholds, stage, run.params)
         run.best_draft_id = board.best(thresholds)
@@ -492,16 +617,29 @@ class Supervisor:
             return "thresholds met; waiting for review"
         if run.iteration >= max_iterations_for(stage, run.params):
             self._to_review(s, run, "max_iterations")
-            return f"{run.iteration} iterations without meeting thresholds ({verdict.why}); waiting for review"
+            return (f"{run.iteration} iterations without meeting thresholds ({verdict.why}); "
+                    "waiting for review")
         run.next_node = "draft"
         return f"revise: {verdict.why}"
 
-    def _gate(self, s: Session, draft_id: int | None, thresholds: dict[str, float],
-              stage: StageSpec, params: dict[str, Any]) -> GateVerdict:
-        scores = {sc.name: sc.value for sc in s.exec(select(Score).where(Score.draft_id == draft_id))}
+    def _gate(
+        self,
+        s: Session,
+        draft_id: int | None,
+        thresholds: dict[str, float],
+        stage: StageSpec,
+        params: dict[str, Any],
+    ) -> GateVerdict:
+        scores = {
+            sc.name: sc.value for sc in s.exec(select(Score).where(Score.draft_id == draft_id))
+        }
         flags = s.exec(select(Flag).where(Flag.draft_id == draft_id, Flag.blocking == True)).all()  # noqa: E712
-        return gate(scores, [f.category for f in flags], thresholds,
-                    params.get("_last_verdicts") if stage.require_pass_verdict else None)
+        return gate(
+            scores,
+            [f.category for f in flags],
+            thresholds,
+            params.get("_last_verdicts") if stage.require_pass_verdict else None,
+        )
 
     # -- halting ------------------------------------------------------------------------
 
@@ -536,15 +674,25 @@ class Supervisor:
                     run.cost_usd = run_spend_in(s, run.id or 0)
                     run.updated_at = utcnow()
                     s.add(run)
-                self.on_event(StepEvent(plan.run_id, plan.seq, plan.node,
-                                        "error" if status == RunStatus.FAILED else "halted",
-                                        plan.iteration, plan.stage, message))
+                self.on_event(
+                    StepEvent(
+                        plan.run_id,
+                        plan.seq,
+                        plan.node,
+                        "error" if status == RunStatus.FAILED else "halted",
+                        plan.iteration,
+                        plan.stage,
+                        message,
+                    )
+                )
                 return
             except StaleDataError:
                 continue
 
     def _emit(self, plan: StepPlan, status: str) -> None:
-        self.on_event(StepEvent(plan.run_id, plan.seq, plan.node, status, plan.iteration, plan.stage))
+        self.on_event(
+            StepEvent(plan.run_id, plan.seq, plan.node, status, plan.iteration, plan.stage)
+        )
 
 
 @dataclass(frozen=True)
@@ -553,13 +701,22 @@ class GateVerdict:
     why: str
 
 
-def gate(scores: dict[str, float], blocking_flags: list[str], thresholds: dict[str, float],
-         verdicts: list[str] | None = None) -> GateVerdict:
+def gate(
+    scores: dict[str, float],
+    blocking_flags: list[str],
+    thresholds: dict[str, float],
+    verdicts: list[str] | None = None,
+) -> GateVerdict:
     """Thresholds met, no blocking flag, and (where the rubric has one) a PASS verdict."""
-    short = [f"{n} {scores.get(n, 0):.2f} < {t:.2f}" for n, t in thresholds.items()
-             if scores.get(n, 0.0) < t]
+    short = [
+        f"{n} {scores.get(n, 0):.2f} < {t:.2f}"
+        for n, t in thresholds.items()
+        if scores.get(n, 0.0) < t
+    ]
     if blocking_flags:
-        short.append(f"{len(blocking_flags)} open flag(s): {', '.join(sorted(set(blocking_flags)))}")
+        short.append(
+            f"{len(blocking_flags)} open flag(s): {', '.join(sorted(set(blocking_flags)))}"
+        )
     if verdicts is not None and any(v != "PASS" for v in verdicts):
         short.append("evaluator verdict REVISE")
     return GateVerdict(not short, "; ".join(short) or "all thresholds met")
@@ -646,31 +803,50 @@ def _b(name: str, like: Any = None) -> Any:
 
 _SEL_RUN = select(_RUN_T).where(_RUN_T.c.id == _b("b_run"))
 _SEL_STATUS = select(_RUN_T.c.status).where(_RUN_T.c.id == _b("b_run"))
-_ABANDON_STEPS = (update(_STEP_T)
-                  .where(_STEP_T.c.run_id == _b("b_run"), _STEP_T.c.status == "running")
-                  .values(status="abandoned", finished_at=_b("b_now", _STEP_T.c.finished_at)))
+_ABANDON_STEPS = (
+    update(_STEP_T)
+    .where(_STEP_T.c.run_id == _b("b_run"), _STEP_T.c.status == "running")
+    .values(status="abandoned", finished_at=_b("b_now", _STEP_T.c.finished_at))
+)
 _MAX_SEQ = select(func.max(_STEP_T.c.seq)).where(_STEP_T.c.run_id == _b("b_run"))
 _INSERT_STEP = insert(_STEP_T).returning(_STEP_T.c.id)
-_FINISH_STEP = (update(_STEP_T).where(_STEP_T.c.id == _b("b_step"))
-                .values(status="done", finished_at=_b("b_now", _STEP_T.c.finished_at),
-                        detail=_b("b_detail", _STEP_T.c.detail),
-                        draft_id=_b("b_draft", _STEP_T.c.draft_id)))
+_FINISH_STEP = (
+    update(_STEP_T)
+    .where(_STEP_T.c.id == _b("b_step"))
+    .values(
+        status="done",
+        finished_at=_b("b_now", _STEP_T.c.finished_at),
+        detail=_b("b_detail", _STEP_T.c.detail),
+        draft_id=_b("b_draft", _STEP_T.c.draft_id),
+    )
+)
 _SEL_CONTENT = select(_DRAFT_T.c.content).where(_DRAFT_T.c.id == _b("b_draft"))
 _MAX_VERSION = select(func.max(_DRAFT_T.c.version)).where(_DRAFT_T.c.run_id == _b("b_run"))
 _INSERT_DRAFT = insert(_DRAFT_T).returning(_DRAFT_T.c.id)
-_SEL_DRAFTER_NOTES = (select(_NOTE_T.c.target, _NOTE_T.c.priority, _NOTE_T.c.text)
-                      .where(_NOTE_T.c.run_id == _b("b_run"), _NOTE_T.c.draft_id == _b("b_draft"),
-                             _NOTE_T.c.target.in_(["drafter", "broadcast"]))
-                      .order_by(_NOTE_T.c.id))
+_SEL_DRAFTER_NOTES = (
+    select(_NOTE_T.c.target, _NOTE_T.c.priority, _NOTE_T.c.text)
+    .where(
+        _NOTE_T.c.run_id == _b("b_run"),
+        _NOTE_T.c.draft_id == _b("b_draft"),
+        _NOTE_T.c.target.in_(["drafter", "broadcast"]),
+    )
+    .order_by(_NOTE_T.c.id)
+)
 # A person's comments on this stage's drafts (a campaign's brief feedback is not for outreach).
-_SEL_FEEDBACK = (select(_ACTION_T.c.comment)
-                 .select_from(_ACTION_T.outerjoin(_DRAFT_T, _DRAFT_T.c.id == _ACTION_T.c.draft_id))
-                 .where(_ACTION_T.c.run_id == _b("b_run"), _ACTION_T.c.action == "revise",
-                        or_(_DRAFT_T.c.stage == _b("b_stage"), _ACTION_T.c.draft_id.is_(None)))
-                 .order_by(_ACTION_T.c.at))
+_SEL_FEEDBACK = (
+    select(_ACTION_T.c.comment)
+    .select_from(_ACTION_T.outerjoin(_DRAFT_T, _DRAFT_T.c.id == _ACTION_T.c.draft_id))
+    .where(
+        _ACTION_T.c.run_id == _b("b_run"),
+        _ACTION_T.c.action == "revise",
+        or_(_DRAFT_T.c.stage == _b("b_stage"), _ACTION_T.c.draft_id.is_(None)),
+    )
+    .order_by(_ACTION_T.c.at)
+)
 _SEL_ACTIVE_AGENTS = select(_PROMPT_T.c.agent).where(
     _PROMPT_T.c.active == True,  # noqa: E712
-    _PROMPT_T.c.agent.in_(bindparam("b_agents", expanding=True)))
+    _PROMPT_T.c.agent.in_(bindparam("b_agents", expanding=True)),
+)
 _DELETE_SCORES = delete(_SCORE_T).where(_SCORE_T.c.draft_id == _b("b_draft"))
 _DELETE_FLAGS = delete(_FLAG_T).where(_FLAG_T.c.draft_id == _b("b_draft"))
 _INSERT_SCORE = insert(_SCORE_T)
@@ -678,11 +854,16 @@ _INSERT_FLAG = insert(_FLAG_T)
 _INSERT_NOTE = insert(_NOTE_T)
 _STAGE_DRAFTS = (_DRAFT_T.c.run_id == _b("b_run"), _DRAFT_T.c.stage == _b("b_stage"))
 _SEL_VERSIONS = select(_DRAFT_T.c.id, _DRAFT_T.c.version).where(*_STAGE_DRAFTS)
-_SEL_STAGE_SCORES = (select(_SCORE_T.c.draft_id, _SCORE_T.c.name, _SCORE_T.c.value)
-                     .join(_DRAFT_T, _DRAFT_T.c.id == _SCORE_T.c.draft_id).where(*_STAGE_DRAFTS))
-_SEL_STAGE_FLAGS = (select(_FLAG_T.c.draft_id, _FLAG_T.c.category)
-                    .join(_DRAFT_T, _DRAFT_T.c.id == _FLAG_T.c.draft_id)
-                    .where(*_STAGE_DRAFTS, _FLAG_T.c.blocking == True))  # noqa: E712
+_SEL_STAGE_SCORES = (
+    select(_SCORE_T.c.draft_id, _SCORE_T.c.name, _SCORE_T.c.value)
+    .join(_DRAFT_T, _DRAFT_T.c.id == _SCORE_T.c.draft_id)
+    .where(*_STAGE_DRAFTS)
+)
+_SEL_STAGE_FLAGS = (
+    select(_FLAG_T.c.draft_id, _FLAG_T.c.category)
+    .join(_DRAFT_T, _DRAFT_T.c.id == _FLAG_T.c.draft_id)
+    .where(*_STAGE_DRAFTS, _FLAG_T.c.blocking.is_(True))
+)  # noqa: E712
 _SEL_SPEND = select(func.sum(_CALL_T.c.cost_usd)).where(_CALL_T.c.run_id == _b("b_run"))
 _UPDATE_RUN: dict[frozenset[str], Any] = {}
 
@@ -691,15 +872,20 @@ def _draft_content(c: Connection, draft_id: int | None) -> str | None:
     return c.execute(_SEL_CONTENT, {"b_draft": draft_id}).scalar() if draft_id else None
 
 
-def _prompts(s: Session, agents: tuple[AgentSpec, ...],
-             params: dict[str, Any]) -> dict[str, ResolvedPrompt]:
+def _prompts(
+    s: Session, agents: tuple[AgentSpec, ...], params: dict[str, Any]
+) -> dict[str, ResolvedPrompt]:
     """resolve_prompt for each agent, skipping its queries where one query shows that
     nothing overrides the default in code (no per-run prompt, no active version)."""
     if not agents:
         return {}
     overrides = params.get("prompts") or {}
-    active = {a for (a,) in s.connection().execute(
-        _SEL_ACTIVE_AGENTS, {"b_agents": [a.name for a in agents]})}
+    active = {
+        a
+        for (a,) in s.connection().execute(
+            _SEL_ACTIVE_AGENTS, {"b_agents": [a.name for a in agents]}
+        )
+    }
     return {
         a.name: resolve_prompt(s, agent=a.name, default=a.system_prompt, params=params)
         if a.name in overrides or a.name in active
@@ -737,16 +923,21 @@ class _RunRow:
         cols = frozenset(changed)
         stmt = _UPDATE_RUN.get(cols)
         if stmt is None:
-            stmt = (update(_RUN_T)
-                    .where(_RUN_T.c.id == _b("b_run"), _RUN_T.c.version == _b("b_version"))
-                    .values({name: _b(f"b_{name}", _RUN_T.c[name]) for name in sorted(cols)}
-                            | {"version": _b("b_new_version", _RUN_T.c.version)}))
+            stmt = (
+                update(_RUN_T)
+                .where(_RUN_T.c.id == _b("b_run"), _RUN_T.c.version == _b("b_version"))
+                .values(
+                    {name: _b(f"b_{name}", _RUN_T.c[name]) for name in sorted(cols)}
+                    | {"version": _b("b_new_version", _RUN_T.c.version)}
+                )
+            )
             _UPDATE_RUN[cols] = stmt
         params = {f"b_{name}": getattr(self, name) for name in cols}
         params.update(b_run=self.id, b_version=self.version, b_new_version=self.version + 1)
         if c.execute(stmt, params).rowcount != 1:
-            raise StaleDataError(f"run {self.id} changed since it was read "
-                                 f"(version {self.version})")
+            raise StaleDataError(
+                f"run {self.id} changed since it was read (version {self.version})"
+            )
         object.__setattr__(self, "version", self.version + 1)
         changed.clear()
 

@@ -8,7 +8,9 @@ from engine.pipelines.protocol import ProtocolDraft
 INTENT = {"intent": "Help a university student manage exam panic", "audience": "adult students"}
 
 
-def protocol_draft(title: str = "Exam panic: paced breathing", extra_step: str | None = None) -> ProtocolDraft:
+def protocol_draft(
+    title: str = "Exam panic: paced breathing", extra_step: str | None = None
+) -> ProtocolDraft:
     steps = [
         "Sit comfortably and notice your breath without changing it.",
         "Breathe in slowly through your nose for a count of four.",
@@ -27,8 +29,11 @@ def protocol_draft(title: str = "Exam panic: paced breathing", extra_step: str |
     )
 
 
-def review(scores: dict[str, float], notes: list[tuple[str, str, str]] | None = None,
-           verdict: str | None = None) -> Review:
+def review(
+    scores: dict[str, float],
+    notes: list[tuple[str, str, str]] | None = None,
+    verdict: str | None = None,
+) -> Review:
     return Review(
         scores=[ScoreOut(name=k, value=v) for k, v in scores.items()],
         notes=[NoteOut(target=t, priority=p, text=x) for t, p, x in (notes or [])],  # type: ignore[arg-type]

@@ -24,9 +24,17 @@ def cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
 
 
 def test_offline_session(db_url: str, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
-    code, out, _ = cli(capsys, "run", "protocol", "--intent",
-                       "Help a university student manage exam panic", "--audience", "adult students",
-                       "--actor", "dr. lee")
+    code, out, _ = cli(
+        capsys,
+        "run",
+        "protocol",
+        "--intent",
+        "Help a university student manage exam panic",
+        "--audience",
+        "adult students",
+        "--actor",
+        "dr. lee",
+    )
     lines = out.splitlines()
     assert code == 0 and lines[0] == "run-id: 1"
     assert any(" draft: done" in ln for ln in lines) and any(" review: done" in ln for ln in lines)
@@ -66,31 +74,43 @@ def test_revise_reject_halt_and_errors(db_url: str, capsys: pytest.CaptureFixtur
     assert code == 2 and "does not exist" in err
     code, _, err = cli(capsys, "run", "protocol", "--intent", "", "--actor", "a")
     assert code == 2 and "intent" in err
-    code, out, _ = cli(capsys, "run", "protocol", "--intent", "Sleep problems", "--no-wait", "--actor", "a")
+    code, out, _ = cli(
+        capsys, "run", "protocol", "--intent", "Sleep problems", "--no-wait", "--actor", "a"
+    )
     run_id = out.split()[1]
     code, out, _ = cli(capsys, "halt", run_id, "--actor", "a")
     assert code == 0 and out.strip() == "halted"
 
 
 def test_screen_prints_json_from_a_file_or_stdin(tmp_path: Path) -> None:
-    text = ("If you ever feel unsafe, call or text 988.\n"
-            "Stop taking your medication when you feel better.\n")
+    text = (
+        "If you ever feel unsafe, call or text 988.\n"
+        "Stop taking your medication when you feel better.\n"
+    )
     f = tmp_path / "draft.md"
     f.write_text(text)
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     for args, stdin in (([str(f)], None), (["-"], text)):
-        out = subprocess.run([sys.executable, "-m", "engine", "screen", "protocol", *args],
-                             cwd=ROOT, env=env, input=stdin, capture_output=True, text=True, timeout=60)
+        out = subprocess.run(
+            [sys.executable, "-m", "engine", "screen", "protocol", *args],
+            cwd=ROOT,
+            env=env,
+            input=stdin,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
         assert out.returncode == 0, out.stderr
         result = json.loads(out.stdout)
         assert 0 <= result["safety_score"] < 0.8
         [flag] = result["flags"]
         assert flag["category"] == "medication"
-        assert text[flag["start"]:flag["end"]] == flag["text"]
+        assert text[flag["start"] : flag["end"]] == flag["text"]
 
 
-def test_run_against_the_fake_openai_server(db_url: str, capsys: pytest.CaptureFixture[str],
-                                            monkeypatch: pytest.MonkeyPatch) -> None:
+def test_run_against_the_fake_openai_server(
+    db_url: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     with running(responder=ProtocolTeam([0.5, 0.9])) as server:
         monkeypatch.setenv("OPENAI_BASE_URL", server.url)
         monkeypatch.setenv("OPENAI_API_KEY", "sk-test-cli-000000")
@@ -104,7 +124,8 @@ def test_run_against_the_fake_openai_server(db_url: str, capsys: pytest.CaptureF
 
 
 def test_unreachable_server_fails_the_run_with_a_clear_error(
-        db_url: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    db_url: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-cli-000000")
     monkeypatch.setenv("DRAFTROOM_BACKEND", "openai")

@@ -22,8 +22,14 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def _env(db_url: str, base_url: str) -> dict[str, str]:
     env = dict(os.environ)
-    env.update(DATABASE_URL=db_url, OPENAI_BASE_URL=base_url, OPENAI_API_KEY="sk-test-kill-0000",
-               DRAFTROOM_BACKEND="openai", DRAFTROOM_LEASE_SECONDS="1", PYTHONPATH=str(ROOT))
+    env.update(
+        DATABASE_URL=db_url,
+        OPENAI_BASE_URL=base_url,
+        OPENAI_API_KEY="sk-test-kill-0000",
+        DRAFTROOM_BACKEND="openai",
+        DRAFTROOM_LEASE_SECONDS="1",
+        PYTHONPATH=str(ROOT),
+    )
     return env
 
 
@@ -36,8 +42,17 @@ def _steps(run_id: int) -> int:
 def test_sigkill_mid_run_then_resume_loses_and_duplicates_nothing(db_url: str) -> None:
     with running(latency=0.3, responder=ProtocolTeam([0.5, 0.6, 0.9])) as server:
         env = _env(db_url, server.url)
-        cmd = [sys.executable, "-m", "engine", "run", "protocol", "--intent",
-               "Help a university student manage exam panic", "--audience", "students"]
+        cmd = [
+            sys.executable,
+            "-m",
+            "engine",
+            "run",
+            "protocol",
+            "--intent",
+            "Help a university student manage exam panic",
+            "--audience",
+            "students",
+        ]
         proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE, text=True)
         first = proc.stdout.readline()  # type: ignore[union-attr]
         assert first.startswith("run-id: ")
@@ -49,13 +64,21 @@ def test_sigkill_mid_run_then_resume_loses_and_duplicates_nothing(db_url: str) -
         proc.wait(10)
         reset_engines()
         with session_scope() as s:
-            before = s.exec(select(Draft.version, Draft.content_hash).where(Draft.run_id == run_id)).all()
+            before = s.exec(
+                select(Draft.version, Draft.content_hash).where(Draft.run_id == run_id)
+            ).all()
             run = s.get(Run, run_id)
         assert run is not None and run.status == "running"  # killed while holding its lease
         assert len(before) >= 2
         time.sleep(1.2)  # the dead process's lease runs out
-        out = subprocess.run([sys.executable, "-m", "engine", "resume", str(run_id)], cwd=ROOT,
-                             env=env, capture_output=True, text=True, timeout=60)
+        out = subprocess.run(
+            [sys.executable, "-m", "engine", "resume", str(run_id)],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
         assert out.returncode == 0, out.stderr
         assert "status: awaiting_review (thresholds_met)" in out.stdout
     reset_engines()
@@ -65,7 +88,11 @@ def test_sigkill_mid_run_then_resume_loses_and_duplicates_nothing(db_url: str) -
     # Every draft committed before the kill is still there, unchanged.
     assert [(d.version, d.content_hash) for d in drafts][: len(before)] == list(before)
     # One draft per iteration, versions 1..n with no gaps or repeats.
-    assert [d.version for d in drafts] == list(range(1, len(drafts) + 1)) == [d.iteration for d in drafts]
+    assert (
+        [d.version for d in drafts]
+        == list(range(1, len(drafts) + 1))
+        == [d.iteration for d in drafts]
+    )
     assert len(drafts) == 3
     # No node finished twice for the same iteration; the step cut off was abandoned.
     done = [(st.node, st.iteration) for st in steps if st.status == "done"]

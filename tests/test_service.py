@@ -46,8 +46,12 @@ def test_approve_records_approver_and_version(reviewed: int) -> None:
 def test_approval_refused_on_a_flagged_version_unless_overridden(reviewed: int) -> None:
     d = views.get_run(reviewed)
     assert d.current is not None
-    service.edit(run_id=reviewed, actor="dr. kim", content=d.current.content + UNSAFE,
-                 expected_version=d.version)
+    service.edit(
+        run_id=reviewed,
+        actor="dr. kim",
+        content=d.current.content + UNSAFE,
+        expected_version=d.version,
+    )
     assert drive(reviewed) == "awaiting_review"
     d = views.get_run(reviewed)
     assert d.halt_reason == "rescored" and d.current and d.current.author == "dr. kim"
@@ -55,8 +59,12 @@ def test_approval_refused_on_a_flagged_version_unless_overridden(reviewed: int) 
     with pytest.raises(ApprovalBlocked, match="override reason"):
         service.approve(run_id=reviewed, actor="dr. lee", expected_version=d.version)
     assert views.get_run(reviewed).status == "awaiting_review"
-    service.approve(run_id=reviewed, actor="dr. lee", expected_version=d.version,
-                    override_reason="Prescriber reviewed this wording with the client.")
+    service.approve(
+        run_id=reviewed,
+        actor="dr. lee",
+        expected_version=d.version,
+        override_reason="Prescriber reviewed this wording with the client.",
+    )
     after = views.get_run(reviewed)
     assert after.status == "approved"
     assert after.actions[-1].action == "approve_override"
@@ -78,8 +86,13 @@ def test_edit_is_a_new_version_by_the_person_and_is_rescored(reviewed: int) -> N
     d = views.get_run(reviewed)
     assert d.current is not None
     broken = "Just breathe. That's it."
-    did = service.edit(run_id=reviewed, actor="dr. kim", content=broken,
-                       expected_version=d.version, base_draft_id=d.current_draft_id)
+    did = service.edit(
+        run_id=reviewed,
+        actor="dr. kim",
+        content=broken,
+        expected_version=d.version,
+        base_draft_id=d.current_draft_id,
+    )
     drive(reviewed)
     after = views.get_run(reviewed)
     new = after.draft(did)
@@ -91,8 +104,11 @@ def test_edit_is_a_new_version_by_the_person_and_is_rescored(reviewed: int) -> N
 def test_edit_refuses_empty_huge_and_unchanged_text(reviewed: int) -> None:
     d = views.get_run(reviewed)
     before = count(Draft)
-    for bad, match in (("   \n\t ", "empty"), ("x" * 50_001, "limit is 50,000"),
-                       (d.current.content, "No changes")):  # type: ignore[union-attr]
+    for bad, match in (
+        ("   \n\t ", "empty"),
+        ("x" * 50_001, "limit is 50,000"),
+        (d.current.content, "No changes"),
+    ):  # type: ignore[union-attr]
         with pytest.raises(InvalidInput, match=match):
             service.edit(run_id=reviewed, actor="dr. kim", content=bad)
     assert count(Draft) == before
@@ -100,8 +116,12 @@ def test_edit_refuses_empty_huge_and_unchanged_text(reviewed: int) -> None:
 
 def test_revise_adds_a_critical_note_and_a_fresh_iteration_budget(reviewed: int) -> None:
     d = views.get_run(reviewed)
-    service.request_revision(run_id=reviewed, actor="dr. lee", comment="Add a step about journaling.",
-                             expected_version=d.version)
+    service.request_revision(
+        run_id=reviewed,
+        actor="dr. lee",
+        comment="Add a step about journaling.",
+        expected_version=d.version,
+    )
     with session_scope() as s:
         run = s.get(Run, reviewed)
         note = s.exec(select(Note).where(Note.author == "dr. lee")).one()
@@ -116,12 +136,18 @@ def test_revise_adds_a_critical_note_and_a_fresh_iteration_budget(reviewed: int)
 
 def test_stale_version_is_refused_and_nothing_is_overwritten(reviewed: int) -> None:
     d = views.get_run(reviewed)
-    service.edit(run_id=reviewed, actor="dr. kim", content="# Mine\n\nA different text.",
-                 expected_version=d.version)
+    service.edit(
+        run_id=reviewed,
+        actor="dr. kim",
+        content="# Mine\n\nA different text.",
+        expected_version=d.version,
+    )
     with pytest.raises(StaleRun, match="changed since you opened it"):
         service.approve(run_id=reviewed, actor="dr. lee", expected_version=d.version)
     with pytest.raises(StaleRun):
-        service.edit(run_id=reviewed, actor="dr. lee", content="# Theirs", expected_version=d.version)
+        service.edit(
+            run_id=reviewed, actor="dr. lee", content="# Theirs", expected_version=d.version
+        )
     with session_scope() as s:
         acts = s.exec(select(HumanAction.actor, HumanAction.action)).all()
     assert list(acts) == [("dr. kim", "edit")]
@@ -148,15 +174,22 @@ def test_start_run_validates_and_writes_nothing_on_error(db_url: str) -> None:
         ({"intent": "", "audience": "adults"}, "intent"),
         ({"intent": "   ", "audience": "adults"}, "intent"),
         ({"intent": "x" * 2001, "audience": "adults"}, "at most 2000"),
-        ({"intent": "fine intent", "audience": "adults", "exercise_type": "bloodletting"}, "exercise type must be one of"),
+        (
+            {"intent": "fine intent", "audience": "adults", "exercise_type": "bloodletting"},
+            "exercise type must be one of",
+        ),
     ]
     for data, match in cases:
         with pytest.raises(InvalidInput, match=match):
             service.start_run(kind="protocol", input=data, actor="dr. lee")
     with pytest.raises(InvalidInput, match="between 0 and 1"):
-        service.start_run(kind="protocol", input=INTENT, actor="a", params={"thresholds": {"safety": 2}})
+        service.start_run(
+            kind="protocol", input=INTENT, actor="a", params={"thresholds": {"safety": 2}}
+        )
     with pytest.raises(InvalidInput, match="unknown threshold"):
-        service.start_run(kind="protocol", input=INTENT, actor="a", params={"thresholds": {"vibes": 0.5}})
+        service.start_run(
+            kind="protocol", input=INTENT, actor="a", params={"thresholds": {"vibes": 0.5}}
+        )
     with pytest.raises(InvalidInput, match="reviewer name"):
         service.start_run(kind="protocol", input=INTENT, actor=" ")
     with pytest.raises(InvalidInput, match="unknown kind"):
@@ -165,8 +198,12 @@ def test_start_run_validates_and_writes_nothing_on_error(db_url: str) -> None:
 
 
 def test_per_run_thresholds_and_iterations_override_the_pipeline(db_url: str) -> None:
-    run_id = service.start_run(kind="protocol", input=INTENT, actor="a",
-                               params={"thresholds": {"empathy": 0.99}, "max_iterations": 2})
+    run_id = service.start_run(
+        kind="protocol",
+        input=INTENT,
+        actor="a",
+        params={"thresholds": {"empathy": 0.99}, "max_iterations": 2},
+    )
     drive(run_id)
     d = views.get_run(run_id)
     assert d.thresholds == {"safety": 0.8, "empathy": 0.99, "clinical": 0.7}
@@ -174,19 +211,31 @@ def test_per_run_thresholds_and_iterations_override_the_pipeline(db_url: str) ->
 
 
 def test_an_earlier_version_can_be_edited_or_approved_when_chosen(db_url: str) -> None:
-    run_id = service.start_run(kind="protocol", input=INTENT, actor="a",
-                               params={"thresholds": {"empathy": 1.0}, "max_iterations": 2})
+    run_id = service.start_run(
+        kind="protocol",
+        input=INTENT,
+        actor="a",
+        params={"thresholds": {"empathy": 1.0}, "max_iterations": 2},
+    )
     drive(run_id)
     d = views.get_run(run_id)
     assert d.halt_reason == "max_iterations" and len(d.drafts) == 2
     v1 = d.drafts[0]
-    did = service.edit(run_id=run_id, actor="b", content=v1.content + "\nOne more line.",
-                       expected_version=d.version, base_draft_id=v1.id)
+    did = service.edit(
+        run_id=run_id,
+        actor="b",
+        content=v1.content + "\nOne more line.",
+        expected_version=d.version,
+        base_draft_id=v1.id,
+    )
     drive(run_id)
     d = views.get_run(run_id)
     assert d.draft(did).parent_id == v1.id  # type: ignore[union-attr]
     # Without the version the editor saw, an old base means someone else moved on.
     with pytest.raises(StaleRun):
         service.edit(run_id=run_id, actor="b", content="# other", base_draft_id=v1.id)
-    assert service.approve(run_id=run_id, actor="b", expected_version=d.version, draft_id=v1.id) == v1.id
+    assert (
+        service.approve(run_id=run_id, actor="b", expected_version=d.version, draft_id=v1.id)
+        == v1.id
+    )
     assert views.get_run(run_id).approved_draft_id == v1.id

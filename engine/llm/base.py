@@ -49,7 +49,9 @@ class LLMError(Exception):
 
     def __init__(self, kind: str, message: str, *, attempts: int = 1) -> None:
         super().__init__(message)
-        self.kind = kind  # timeout|rate_limit|auth|not_found|connection|server|malformed|refusal|length
+        self.kind = (
+            kind  # timeout|rate_limit|auth|not_found|connection|server|malformed|refusal|length
+        )
         self.message = message
         self.attempts = attempts
 

@@ -33,6 +33,8 @@ class OfflineBackend:
         return LLMResponse(
             output=out,
             model=self.model,
-            usage=Usage(prompt_tokens=prompt, cached_tokens=0, completion_tokens=estimate_tokens(raw)),
+            usage=Usage(
+                prompt_tokens=prompt, cached_tokens=0, completion_tokens=estimate_tokens(raw)
+            ),
             raw_text=raw,
         )

@@ -11,7 +11,6 @@ from pydantic import BaseModel, Field, field_validator
 from engine.checks.base import CheckResult
 from engine.checks.safety import screen_protocol
 from engine.pipelines import protocol_offline as offline
-from engine.text import clean_text
 from engine.pipelines.base import (
     AgentSpec,
     DraftTask,
@@ -22,6 +21,7 @@ from engine.pipelines.base import (
     ScoreOut,
     StageSpec,
 )
+from engine.text import clean_text
 
 EXERCISE_TYPES = (
     "thought_record",
