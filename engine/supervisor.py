@@ -17,18 +17,11 @@ from datetime import timedelta
 from functools import partial
 from typing import Any
 
-from sqlalchemy import bindparam, delete, func, insert, or_, update
-from sqlalchemy.engine import Connection
 from sqlalchemy.orm.exc import StaleDataError
 from sqlmodel import Session, select
 
 from db.models import (
-    Draft,
     Flag,
-    HumanAction,
-    LLMCall,
-    Note,
-    PromptVersion,
     Run,
     RunStatus,
     Score,
@@ -41,6 +34,29 @@ from engine.checks.base import FlagOut
 from engine.leases import lease_seconds
 from engine.llm.base import LLMBackend, LLMError
 from engine.llm.offline import OfflineBackend
+from engine.loop_sql import (
+    ABANDON_STEPS,
+    DELETE_FLAGS,
+    DELETE_SCORES,
+    FINISH_STEP,
+    INSERT_DRAFT,
+    INSERT_FLAG,
+    INSERT_NOTE,
+    INSERT_SCORE,
+    INSERT_STEP,
+    MAX_SEQ,
+    MAX_VERSION,
+    SEL_DRAFTER_NOTES,
+    SEL_FEEDBACK,
+    SEL_SPEND,
+    SEL_STAGE_FLAGS,
+    SEL_STAGE_SCORES,
+    SEL_STATUS,
+    SEL_VERSIONS,
+    RunRow,
+    draft_content,
+    prompts_for,
+)
 from engine.pipelines.base import (
     PRIORITY_ORDER,
     AgentSpec,
@@ -51,7 +67,7 @@ from engine.pipelines.base import (
     StageSpec,
 )
 from engine.pipelines.registry import get_pipeline
-from engine.prompts import ResolvedPrompt, resolve_prompt
+from engine.prompts import ResolvedPrompt
 from engine.redact import redact_secrets_text, redact_text
 
 COMMIT_ATTEMPTS = 5
@@ -181,7 +197,7 @@ class Supervisor:
             if not more:
                 break
         with session_scope() as s:
-            status = s.connection().execute(_SEL_STATUS, {"b_run": run_id}).scalar()
+            status = s.connection().execute(SEL_STATUS, {"b_run": run_id}).scalar()
             return status or "missing"
 
     def advance(self, run_id: int) -> bool:
@@ -233,7 +249,7 @@ class Supervisor:
             try:
                 with session_scope() as s:
                     c = s.connection()
-                    run = _RunRow.load(c, run_id)
+                    run = RunRow.load(c, run_id)
                     if run is None or run.status != RunStatus.RUNNING:
                         return None
                     if run.lease_owner != self.worker_id:
@@ -243,8 +259,8 @@ class Supervisor:
                         run.save(c)
                         return None
                     # Steps left "running" by a worker that died are abandoned, not resumed.
-                    c.execute(_ABANDON_STEPS, {"b_run": run_id, "b_now": utcnow()})
-                    seq = (c.execute(_MAX_SEQ, {"b_run": run_id}).scalar() or 0) + 1
+                    c.execute(ABANDON_STEPS, {"b_run": run_id, "b_now": utcnow()})
+                    seq = (c.execute(MAX_SEQ, {"b_run": run_id}).scalar() or 0) + 1
                     plan = self._open_step(s, run, seq)
                     run.save(c)
                     return plan
@@ -252,12 +268,12 @@ class Supervisor:
                 continue
         return None
 
-    def _open_step(self, s: Session, run: _RunRow, seq: int) -> StepPlan:
+    def _open_step(self, s: Session, run: RunRow, seq: int) -> StepPlan:
         """Write the step's row, renew the lease and read what the node needs (the caller
         saves the run)."""
         c = s.connection()
         step_id = c.execute(
-            _INSERT_STEP,
+            INSERT_STEP,
             {
                 "run_id": run.id,
                 "seq": seq,
@@ -289,9 +305,9 @@ class Supervisor:
             plan.task = self._draft_task(s, plan)
             agents = (stage.drafter,)
         elif plan.node == "review":
-            plan.content = _draft_content(c, plan.current_draft_id)
+            plan.content = draft_content(c, plan.current_draft_id)
             agents = stage.critics
-        plan.prompts = _prompts(s, agents, plan.params)
+        plan.prompts = prompts_for(s, agents, plan.params)
         return plan
 
     # -- nodes (no database writes but the LLM call records) -----------------------------
@@ -323,18 +339,18 @@ class Supervisor:
 
     def _draft_task(self, s: Session, plan: StepPlan) -> DraftTask:
         c = s.connection()
-        previous = _draft_content(c, plan.current_draft_id)
+        previous = draft_content(c, plan.current_draft_id)
         notes: list[NoteOut] = []
         if previous is not None:
             rows = c.execute(
-                _SEL_DRAFTER_NOTES, {"b_run": plan.run_id, "b_draft": plan.current_draft_id}
+                SEL_DRAFTER_NOTES, {"b_run": plan.run_id, "b_draft": plan.current_draft_id}
             )
             notes = [NoteOut(target=t, priority=p, text=x) for t, p, x in rows]  # type: ignore[arg-type]
             notes.sort(key=lambda n: PRIORITY_ORDER[n.priority])
         feedback = [
             comment
             for (comment,) in c.execute(
-                _SEL_FEEDBACK, {"b_run": plan.run_id, "b_stage": plan.stage}
+                SEL_FEEDBACK, {"b_run": plan.run_id, "b_stage": plan.stage}
             )
             if comment
         ]
@@ -443,7 +459,7 @@ class Supervisor:
             try:
                 with session_scope() as s:
                     c = s.connection()
-                    run = _RunRow.load(c, plan.run_id)
+                    run = RunRow.load(c, plan.run_id)
                     if (
                         run is None
                         or run.lease_owner != self.worker_id
@@ -455,7 +471,7 @@ class Supervisor:
                     step = _StepOut()
                     detail = self._apply(s, run, step, plan, result)
                     c.execute(
-                        _FINISH_STEP,
+                        FINISH_STEP,
                         {
                             "b_step": plan.step_id,
                             "b_now": utcnow(),
@@ -481,7 +497,7 @@ class Supervisor:
                     raise
         return False, None
 
-    def _apply(self, s: Session, run: _RunRow, step: _StepOut, plan: StepPlan, result: Any) -> str:
+    def _apply(self, s: Session, run: RunRow, step: _StepOut, plan: StepPlan, result: Any) -> str:
         if plan.node == "draft":
             return self._apply_draft(s, run, step, result)
         if plan.node == "review":
@@ -490,7 +506,7 @@ class Supervisor:
             return self._apply_advance(s, run)
         return self._apply_decide(s, run)
 
-    def _apply_advance(self, s: Session, run: _RunRow) -> str:
+    def _apply_advance(self, s: Session, run: RunRow) -> str:
         """A person approved the stage's output (its completion signal): only here does a
         run move to its next stage, with a fresh iteration budget and no current draft."""
         nxt = get_pipeline(run.kind).next_stage(run.stage)
@@ -507,12 +523,12 @@ class Supervisor:
         run.next_node = "draft"
         return f"stage {done} approved; moving to {nxt.name}"
 
-    def _apply_draft(self, s: Session, run: _RunRow, step: _StepOut, text: str) -> str:
+    def _apply_draft(self, s: Session, run: RunRow, step: _StepOut, text: str) -> str:
         c = s.connection()
-        version = (c.execute(_MAX_VERSION, {"b_run": run.id}).scalar() or 0) + 1
+        version = (c.execute(MAX_VERSION, {"b_run": run.id}).scalar() or 0) + 1
         author = get_pipeline(run.kind).stage(run.stage).drafter.name
         draft_id = c.execute(
-            _INSERT_DRAFT,
+            INSERT_DRAFT,
             {
                 "run_id": run.id,
                 "version": version,
@@ -532,16 +548,16 @@ class Supervisor:
         run.next_node = "review"
         return f"v{version} written by {author} ({len(text)} chars)"
 
-    def _apply_review(self, s: Session, run: _RunRow, outcome: ReviewOutcome) -> str:
+    def _apply_review(self, s: Session, run: RunRow, outcome: ReviewOutcome) -> str:
         c = s.connection()
         draft_id = run.current_draft_id
         # Re-reviewing a version (after a crash or an edit) replaces, never duplicates.
-        c.execute(_DELETE_SCORES, {"b_draft": draft_id})
-        c.execute(_DELETE_FLAGS, {"b_draft": draft_id})
+        c.execute(DELETE_SCORES, {"b_draft": draft_id})
+        c.execute(DELETE_FLAGS, {"b_draft": draft_id})
         # One multi-row INSERT per table rather than an ORM object per row.
         if outcome.scores:
             c.execute(
-                _INSERT_SCORE,
+                INSERT_SCORE,
                 [
                     {
                         "draft_id": draft_id,
@@ -556,7 +572,7 @@ class Supervisor:
             )
         if outcome.flags:
             c.execute(
-                _INSERT_FLAG,
+                INSERT_FLAG,
                 [
                     {
                         "draft_id": draft_id,
@@ -573,7 +589,7 @@ class Supervisor:
         if outcome.notes:
             now = utcnow()
             c.execute(
-                _INSERT_NOTE,
+                INSERT_NOTE,
                 [
                     {
                         "run_id": run.id or 0,
@@ -594,7 +610,7 @@ class Supervisor:
             run.params = params
         return ", ".join(f"{name} {value:.2f}" for name, value, *_ in outcome.scores)
 
-    def _apply_decide(self, s: Session, run: _RunRow) -> str:
+    def _apply_decide(self, s: Session, run: RunRow) -> str:
         stage = get_pipeline(run.kind).stage(run.stage)
         thresholds = thresholds_for(stage, run.params)
         board = _Board.read(s, run.id or 0, run.stage)
@@ -643,7 +659,7 @@ class Supervisor:
 
     # -- halting ------------------------------------------------------------------------
 
-    def _to_review(self, s: Session, run: _RunRow, reason: str | None) -> None:
+    def _to_review(self, s: Session, run: RunRow, reason: str | None) -> None:
         run.status = RunStatus.REVIEW
         run.halt_reason = reason
         run.halt_requested = False
@@ -740,13 +756,13 @@ class _Board:
     def read(cls, s: Session, run_id: int, stage: str) -> _Board:
         c = s.connection()
         key = {"b_run": run_id, "b_stage": stage}
-        versions: dict[int, int] = dict(c.execute(_SEL_VERSIONS, key).all())  # type: ignore[arg-type]
+        versions: dict[int, int] = dict(c.execute(SEL_VERSIONS, key).all())  # type: ignore[arg-type]
         scores: dict[int, dict[str, float]] = {}
         blocking: dict[int, list[str]] = {}
         if versions:
-            for did, name, value in c.execute(_SEL_STAGE_SCORES, key):
+            for did, name, value in c.execute(SEL_STAGE_SCORES, key):
                 scores.setdefault(did, {})[name] = value
-            for did, category in c.execute(_SEL_STAGE_FLAGS, key):
+            for did, category in c.execute(SEL_STAGE_FLAGS, key):
                 blocking.setdefault(did, []).append(category)
         return cls(versions, scores, blocking)
 
@@ -777,169 +793,8 @@ def best_draft(s: Session, run_id: int, stage: str, thresholds: dict[str, float]
 
 
 def run_spend_in(s: Session, run_id: int) -> float:
-    total = s.connection().execute(_SEL_SPEND, {"b_run": run_id}).scalar()
+    total = s.connection().execute(SEL_SPEND, {"b_run": run_id}).scalar()
     return float(total or 0.0)
-
-
-# -- the SQL the loop runs, built once ---------------------------------------------------------
-# Core statements on the tables, compiled and cached by SQLAlchemy on first use: building an
-# ORM query per call cost more than running it. Parameters are named b_* so they never clash
-# with the column names SQLAlchemy binds in VALUES and SET clauses.
-
-_RUN_T = Run.__table__  # type: ignore[attr-defined]
-_STEP_T = Step.__table__  # type: ignore[attr-defined]
-_DRAFT_T = Draft.__table__  # type: ignore[attr-defined]
-_SCORE_T = Score.__table__  # type: ignore[attr-defined]
-_FLAG_T = Flag.__table__  # type: ignore[attr-defined]
-_NOTE_T = Note.__table__  # type: ignore[attr-defined]
-_ACTION_T = HumanAction.__table__  # type: ignore[attr-defined]
-_PROMPT_T = PromptVersion.__table__  # type: ignore[attr-defined]
-_CALL_T = LLMCall.__table__  # type: ignore[attr-defined]
-
-
-def _b(name: str, like: Any = None) -> Any:
-    return bindparam(name, type_=like.type) if like is not None else bindparam(name)
-
-
-_SEL_RUN = select(_RUN_T).where(_RUN_T.c.id == _b("b_run"))
-_SEL_STATUS = select(_RUN_T.c.status).where(_RUN_T.c.id == _b("b_run"))
-_ABANDON_STEPS = (
-    update(_STEP_T)
-    .where(_STEP_T.c.run_id == _b("b_run"), _STEP_T.c.status == "running")
-    .values(status="abandoned", finished_at=_b("b_now", _STEP_T.c.finished_at))
-)
-_MAX_SEQ = select(func.max(_STEP_T.c.seq)).where(_STEP_T.c.run_id == _b("b_run"))
-_INSERT_STEP = insert(_STEP_T).returning(_STEP_T.c.id)
-_FINISH_STEP = (
-    update(_STEP_T)
-    .where(_STEP_T.c.id == _b("b_step"))
-    .values(
-        status="done",
-        finished_at=_b("b_now", _STEP_T.c.finished_at),
-        detail=_b("b_detail", _STEP_T.c.detail),
-        draft_id=_b("b_draft", _STEP_T.c.draft_id),
-    )
-)
-_SEL_CONTENT = select(_DRAFT_T.c.content).where(_DRAFT_T.c.id == _b("b_draft"))
-_MAX_VERSION = select(func.max(_DRAFT_T.c.version)).where(_DRAFT_T.c.run_id == _b("b_run"))
-_INSERT_DRAFT = insert(_DRAFT_T).returning(_DRAFT_T.c.id)
-_SEL_DRAFTER_NOTES = (
-    select(_NOTE_T.c.target, _NOTE_T.c.priority, _NOTE_T.c.text)
-    .where(
-        _NOTE_T.c.run_id == _b("b_run"),
-        _NOTE_T.c.draft_id == _b("b_draft"),
-        _NOTE_T.c.target.in_(["drafter", "broadcast"]),
-    )
-    .order_by(_NOTE_T.c.id)
-)
-# A person's comments on this stage's drafts (a campaign's brief feedback is not for outreach).
-_SEL_FEEDBACK = (
-    select(_ACTION_T.c.comment)
-    .select_from(_ACTION_T.outerjoin(_DRAFT_T, _DRAFT_T.c.id == _ACTION_T.c.draft_id))
-    .where(
-        _ACTION_T.c.run_id == _b("b_run"),
-        _ACTION_T.c.action == "revise",
-        or_(_DRAFT_T.c.stage == _b("b_stage"), _ACTION_T.c.draft_id.is_(None)),
-    )
-    .order_by(_ACTION_T.c.at)
-)
-_SEL_ACTIVE_AGENTS = select(_PROMPT_T.c.agent).where(
-    _PROMPT_T.c.active == True,  # noqa: E712
-    _PROMPT_T.c.agent.in_(bindparam("b_agents", expanding=True)),
-)
-_DELETE_SCORES = delete(_SCORE_T).where(_SCORE_T.c.draft_id == _b("b_draft"))
-_DELETE_FLAGS = delete(_FLAG_T).where(_FLAG_T.c.draft_id == _b("b_draft"))
-_INSERT_SCORE = insert(_SCORE_T)
-_INSERT_FLAG = insert(_FLAG_T)
-_INSERT_NOTE = insert(_NOTE_T)
-_STAGE_DRAFTS = (_DRAFT_T.c.run_id == _b("b_run"), _DRAFT_T.c.stage == _b("b_stage"))
-_SEL_VERSIONS = select(_DRAFT_T.c.id, _DRAFT_T.c.version).where(*_STAGE_DRAFTS)
-_SEL_STAGE_SCORES = (
-    select(_SCORE_T.c.draft_id, _SCORE_T.c.name, _SCORE_T.c.value)
-    .join(_DRAFT_T, _DRAFT_T.c.id == _SCORE_T.c.draft_id)
-    .where(*_STAGE_DRAFTS)
-)
-_SEL_STAGE_FLAGS = (
-    select(_FLAG_T.c.draft_id, _FLAG_T.c.category)
-    .join(_DRAFT_T, _DRAFT_T.c.id == _FLAG_T.c.draft_id)
-    .where(*_STAGE_DRAFTS, _FLAG_T.c.blocking.is_(True))
-)  # noqa: E712
-_SEL_SPEND = select(func.sum(_CALL_T.c.cost_usd)).where(_CALL_T.c.run_id == _b("b_run"))
-_UPDATE_RUN: dict[frozenset[str], Any] = {}
-
-
-def _draft_content(c: Connection, draft_id: int | None) -> str | None:
-    return c.execute(_SEL_CONTENT, {"b_draft": draft_id}).scalar() if draft_id else None
-
-
-def _prompts(
-    s: Session, agents: tuple[AgentSpec, ...], params: dict[str, Any]
-) -> dict[str, ResolvedPrompt]:
-    """resolve_prompt for each agent, skipping its queries where one query shows that
-    nothing overrides the default in code (no per-run prompt, no active version)."""
-    if not agents:
-        return {}
-    overrides = params.get("prompts") or {}
-    active = {
-        a
-        for (a,) in s.connection().execute(
-            _SEL_ACTIVE_AGENTS, {"b_agents": [a.name for a in agents]}
-        )
-    }
-    return {
-        a.name: resolve_prompt(s, agent=a.name, default=a.system_prompt, params=params)
-        if a.name in overrides or a.name in active
-        else ResolvedPrompt(a.system_prompt, None, "code")
-        for a in agents
-    }
-
-
-class _RunRow:
-    """A run as the loop reads and writes it, without the ORM: attributes named like Run's
-    columns; `save` writes the changed ones with the same optimistic lock as Run's
-    version_id_col (an UPDATE that finds another version raises StaleDataError)."""
-
-    _cols = tuple(col.name for col in _RUN_T.c)
-
-    def __init__(self, row: Any) -> None:
-        object.__setattr__(self, "_changed", set())
-        for name in self._cols:
-            object.__setattr__(self, name, row[name])
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        if getattr(self, name) != value:
-            self._changed.add(name)
-        object.__setattr__(self, name, value)
-
-    @classmethod
-    def load(cls, c: Connection, run_id: int) -> _RunRow | None:
-        row = c.execute(_SEL_RUN, {"b_run": run_id}).mappings().first()
-        return cls(row) if row is not None else None
-
-    def save(self, c: Connection) -> None:
-        changed: set[str] = self._changed
-        if not changed:
-            return
-        cols = frozenset(changed)
-        stmt = _UPDATE_RUN.get(cols)
-        if stmt is None:
-            stmt = (
-                update(_RUN_T)
-                .where(_RUN_T.c.id == _b("b_run"), _RUN_T.c.version == _b("b_version"))
-                .values(
-                    {name: _b(f"b_{name}", _RUN_T.c[name]) for name in sorted(cols)}
-                    | {"version": _b("b_new_version", _RUN_T.c.version)}
-                )
-            )
-            _UPDATE_RUN[cols] = stmt
-        params = {f"b_{name}": getattr(self, name) for name in cols}
-        params.update(b_run=self.id, b_version=self.version, b_new_version=self.version + 1)
-        if c.execute(stmt, params).rowcount != 1:
-            raise StaleDataError(
-                f"run {self.id} changed since it was read (version {self.version})"
-            )
-        object.__setattr__(self, "version", self.version + 1)
-        changed.clear()
 
 
 __all__ = ["Supervisor", "StepEvent", "gate", "best_draft", "combine_review", "run_spend"]

@@ -1,0 +1,178 @@
+"""The SQL the supervisor loop runs, as Core statements built once (building an ORM query per
+call cost more than running it; see bench/RESULTS.md), and the run row the loop reads and
+writes with the same optimistic lock as Run's version_id_col."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import bindparam, delete, func, insert, or_, select, update
+from sqlalchemy.engine import Connection
+from sqlalchemy.orm.exc import StaleDataError
+from sqlmodel import Session
+
+from db.models import Draft, Flag, HumanAction, LLMCall, Note, PromptVersion, Run, Score, Step
+from engine.pipelines.base import AgentSpec
+from engine.prompts import ResolvedPrompt, resolve_prompt
+
+# -- statements ---------------------------------------------------------
+# Core statements on the tables, compiled and cached by SQLAlchemy on first use: building an
+# ORM query per call cost more than running it. Parameters are named b_* so they never clash
+# with the column names SQLAlchemy binds in VALUES and SET clauses.
+
+RUN_T = Run.__table__  # type: ignore[attr-defined]
+STEP_T = Step.__table__  # type: ignore[attr-defined]
+DRAFT_T = Draft.__table__  # type: ignore[attr-defined]
+SCORE_T = Score.__table__  # type: ignore[attr-defined]
+FLAG_T = Flag.__table__  # type: ignore[attr-defined]
+NOTE_T = Note.__table__  # type: ignore[attr-defined]
+ACTION_T = HumanAction.__table__  # type: ignore[attr-defined]
+PROMPT_T = PromptVersion.__table__  # type: ignore[attr-defined]
+CALL_T = LLMCall.__table__  # type: ignore[attr-defined]
+
+
+def param(name: str, like: Any = None) -> Any:
+    return bindparam(name, type_=like.type) if like is not None else bindparam(name)
+
+
+SEL_RUN = select(RUN_T).where(RUN_T.c.id == param("b_run"))
+SEL_STATUS = select(RUN_T.c.status).where(RUN_T.c.id == param("b_run"))
+ABANDON_STEPS = (
+    update(STEP_T)
+    .where(STEP_T.c.run_id == param("b_run"), STEP_T.c.status == "running")
+    .values(status="abandoned", finished_at=param("b_now", STEP_T.c.finished_at))
+)
+MAX_SEQ = select(func.max(STEP_T.c.seq)).where(STEP_T.c.run_id == param("b_run"))
+INSERT_STEP = insert(STEP_T).returning(STEP_T.c.id)
+FINISH_STEP = (
+    update(STEP_T)
+    .where(STEP_T.c.id == param("b_step"))
+    .values(
+        status="done",
+        finished_at=param("b_now", STEP_T.c.finished_at),
+        detail=param("b_detail", STEP_T.c.detail),
+        draft_id=param("b_draft", STEP_T.c.draft_id),
+    )
+)
+SEL_CONTENT = select(DRAFT_T.c.content).where(DRAFT_T.c.id == param("b_draft"))
+MAX_VERSION = select(func.max(DRAFT_T.c.version)).where(DRAFT_T.c.run_id == param("b_run"))
+INSERT_DRAFT = insert(DRAFT_T).returning(DRAFT_T.c.id)
+SEL_DRAFTER_NOTES = (
+    select(NOTE_T.c.target, NOTE_T.c.priority, NOTE_T.c.text)
+    .where(
+        NOTE_T.c.run_id == param("b_run"),
+        NOTE_T.c.draft_id == param("b_draft"),
+        NOTE_T.c.target.in_(["drafter", "broadcast"]),
+    )
+    .order_by(NOTE_T.c.id)
+)
+# A person's comments on this stage's drafts (a campaign's brief feedback is not for outreach).
+SEL_FEEDBACK = (
+    select(ACTION_T.c.comment)
+    .select_from(ACTION_T.outerjoin(DRAFT_T, DRAFT_T.c.id == ACTION_T.c.draft_id))
+    .where(
+        ACTION_T.c.run_id == param("b_run"),
+        ACTION_T.c.action == "revise",
+        or_(DRAFT_T.c.stage == param("b_stage"), ACTION_T.c.draft_id.is_(None)),
+    )
+    .order_by(ACTION_T.c.at)
+)
+SEL_ACTIVE_AGENTS = select(PROMPT_T.c.agent).where(
+    PROMPT_T.c.active == True,  # noqa: E712
+    PROMPT_T.c.agent.in_(bindparam("b_agents", expanding=True)),
+)
+DELETE_SCORES = delete(SCORE_T).where(SCORE_T.c.draft_id == param("b_draft"))
+DELETE_FLAGS = delete(FLAG_T).where(FLAG_T.c.draft_id == param("b_draft"))
+INSERT_SCORE = insert(SCORE_T)
+INSERT_FLAG = insert(FLAG_T)
+INSERT_NOTE = insert(NOTE_T)
+STAGE_DRAFTS = (DRAFT_T.c.run_id == param("b_run"), DRAFT_T.c.stage == param("b_stage"))
+SEL_VERSIONS = select(DRAFT_T.c.id, DRAFT_T.c.version).where(*STAGE_DRAFTS)
+SEL_STAGE_SCORES = (
+    select(SCORE_T.c.draft_id, SCORE_T.c.name, SCORE_T.c.value)
+    .join(DRAFT_T, DRAFT_T.c.id == SCORE_T.c.draft_id)
+    .where(*STAGE_DRAFTS)
+)
+SEL_STAGE_FLAGS = (
+    select(FLAG_T.c.draft_id, FLAG_T.c.category)
+    .join(DRAFT_T, DRAFT_T.c.id == FLAG_T.c.draft_id)
+    .where(*STAGE_DRAFTS, FLAG_T.c.blocking.is_(True))
+)  # noqa: E712
+SEL_SPEND = select(func.sum(CALL_T.c.cost_usd)).where(CALL_T.c.run_id == param("b_run"))
+UPDATE_RUN: dict[frozenset[str], Any] = {}
+
+
+def draft_content(c: Connection, draft_id: int | None) -> str | None:
+    return c.execute(SEL_CONTENT, {"b_draft": draft_id}).scalar() if draft_id else None
+
+
+def prompts_for(
+    s: Session, agents: tuple[AgentSpec, ...], params: dict[str, Any]
+) -> dict[str, ResolvedPrompt]:
+    """resolve_prompt for each agent, skipping its queries where one query shows that
+    nothing overrides the default in code (no per-run prompt, no active version)."""
+    if not agents:
+        return {}
+    overrides = params.get("prompts") or {}
+    active = {
+        a
+        for (a,) in s.connection().execute(
+            SEL_ACTIVE_AGENTS, {"b_agents": [a.name for a in agents]}
+        )
+    }
+    return {
+        a.name: resolve_prompt(s, agent=a.name, default=a.system_prompt, params=params)
+        if a.name in overrides or a.name in active
+        else ResolvedPrompt(a.system_prompt, None, "code")
+        for a in agents
+    }
+
+
+class RunRow:
+    """A run as the loop reads and writes it, without the ORM: attributes named like Run's
+    columns; `save` writes the changed ones with the same optimistic lock as Run's
+    version_id_col (an UPDATE that finds another version raises StaleDataError)."""
+
+    _cols = tuple(col.name for col in RUN_T.c)
+
+    def __init__(self, row: Any) -> None:
+        object.__setattr__(self, "_changed", set())
+        for name in self._cols:
+            object.__setattr__(self, name, row[name])
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if getattr(self, name) != value:
+            self._changed.add(name)
+        object.__setattr__(self, name, value)
+
+    @classmethod
+    def load(cls, c: Connection, run_id: int) -> RunRow | None:
+        row = c.execute(SEL_RUN, {"b_run": run_id}).mappings().first()
+        return cls(row) if row is not None else None
+
+    def save(self, c: Connection) -> None:
+        changed: set[str] = self._changed
+        if not changed:
+            return
+        cols = frozenset(changed)
+        stmt = UPDATE_RUN.get(cols)
+        if stmt is None:
+            stmt = (
+                update(RUN_T)
+                .where(RUN_T.c.id == param("b_run"), RUN_T.c.version == param("b_version"))
+                .values(
+                    {name: param(f"b_{name}", RUN_T.c[name]) for name in sorted(cols)}
+                    | {"version": param("b_new_version", RUN_T.c.version)}
+                )
+            )
+            UPDATE_RUN[cols] = stmt
+        params = {f"b_{name}": getattr(self, name) for name in cols}
+        params.update(b_run=self.id, b_version=self.version, b_new_version=self.version + 1)
+        if c.execute(stmt, params).rowcount != 1:
+            raise StaleDataError(
+                f"run {self.id} changed since it was read (version {self.version})"
+            )
+        object.__setattr__(self, "version", self.version + 1)
+        changed.clear()
+
+
