@@ -43,3 +43,20 @@ def review(
 
 GOOD_SAFETY = {"safety": 0.95}
 GOOD_CLINICAL = {"empathy": 0.85, "clinical": 0.9}
+
+
+def reviewed_protocol_run(actor: str = "dr. lee") -> int:
+    """A protocol run waiting for review with one agent draft (v1), from a scripted model."""
+    from db.models import RunStatus
+    from engine import service
+    from engine.leases import claim_run
+    from engine.supervisor import Supervisor
+    from tests.utils.scripted import ScriptedModel
+
+    run_id = service.start_run(kind="protocol", input=INTENT, actor=actor)
+    model = ScriptedModel({"drafter": [protocol_draft()],
+                           "safety_guardian": [review(GOOD_SAFETY)],
+                           "clinical_critic": [review(GOOD_CLINICAL)]})
+    assert claim_run(run_id, "w1")
+    assert Supervisor(model, "w1").run_until_idle(run_id) == RunStatus.REVIEW
+    return run_id

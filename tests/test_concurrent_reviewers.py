@@ -18,19 +18,13 @@ from engine import service, views
 from engine.errors import StaleRun
 from engine.leases import claim_run
 from engine.supervisor import Supervisor
-from tests.factories import GOOD_CLINICAL, GOOD_SAFETY, INTENT, protocol_draft, review
+from tests.factories import (
+    GOOD_CLINICAL,
+    GOOD_SAFETY,
+    review,
+    reviewed_protocol_run,
+)
 from tests.utils.scripted import ScriptedModel
-
-
-def run_in_review() -> int:
-    """A protocol run waiting for review with one agent draft (v1)."""
-    run_id = service.start_run(kind="protocol", input=INTENT, actor="dr. lee")
-    model = ScriptedModel({"drafter": [protocol_draft()],
-                           "safety_guardian": [review(GOOD_SAFETY)],
-                           "clinical_critic": [review(GOOD_CLINICAL)]})
-    assert claim_run(run_id, "w1")
-    assert Supervisor(model, "w1").run_until_idle(run_id) == RunStatus.REVIEW
-    return run_id
 
 
 def counts(run_id: int) -> tuple[int, int]:
@@ -42,7 +36,7 @@ def counts(run_id: int) -> tuple[int, int]:
 
 
 def test_second_approval_of_the_same_version_is_refused(db_any: str) -> None:
-    run_id = run_in_review()
+    run_id = reviewed_protocol_run()
     tab_a, tab_b = views.get_run(run_id), views.get_run(run_id)  # both open the run
     approved = service.approve(run_id=run_id, actor="dr. lee", expected_version=tab_a.version)
     with pytest.raises(StaleRun, match="changed since you opened it"):
@@ -53,7 +47,7 @@ def test_second_approval_of_the_same_version_is_refused(db_any: str) -> None:
 
 
 def test_edit_then_stale_approve_keeps_the_edit(db_any: str) -> None:
-    run_id = run_in_review()
+    run_id = reviewed_protocol_run()
     tab_a, tab_b = views.get_run(run_id), views.get_run(run_id)
     text = tab_a.current.content + "\n\nAdded by Dr. Lee: practise once a day."  # type: ignore[union-attr]
     new_id = service.edit(run_id=run_id, actor="dr. lee", content=text,
@@ -71,7 +65,7 @@ def test_edit_then_stale_approve_keeps_the_edit(db_any: str) -> None:
 
 
 def test_two_edits_from_the_same_base_the_second_is_refused(db_any: str) -> None:
-    run_id = run_in_review()
+    run_id = reviewed_protocol_run()
     tab_a, tab_b = views.get_run(run_id), views.get_run(run_id)
     base = tab_a.current
     assert base is not None
@@ -125,7 +119,7 @@ def _race(n: int, act: Callable[[int], Any]) -> tuple[list[Any], list[BaseExcept
 @pytest.mark.parametrize("rounds", [5])
 def test_simultaneous_approvals_exactly_one_wins(db_any: str, rounds: int) -> None:
     for _ in range(rounds):
-        run_id = run_in_review()
+        run_id = reviewed_protocol_run()
         version = views.get_run(run_id).version
         wins, errors = _race(4, lambda i, r=run_id, v=version: service.approve(
             run_id=r, actor=f"reviewer {i}", expected_version=v))
@@ -137,7 +131,7 @@ def test_simultaneous_approvals_exactly_one_wins(db_any: str, rounds: int) -> No
 
 
 def test_simultaneous_edits_from_one_base_exactly_one_is_kept(db_any: str) -> None:
-    run_id = run_in_review()
+    run_id = reviewed_protocol_run()
     tab = views.get_run(run_id)
     base = tab.current
     assert base is not None
@@ -157,7 +151,7 @@ def test_simultaneous_edits_from_one_base_exactly_one_is_kept(db_any: str) -> No
 
 
 def test_approve_racing_a_send_back_one_wins_and_the_audit_trail_says_which(db_any: str) -> None:
-    run_id = run_in_review()
+    run_id = reviewed_protocol_run()
     version = views.get_run(run_id).version
 
     def act(i: int) -> str:

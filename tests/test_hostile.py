@@ -26,7 +26,14 @@ from engine.errors import ApprovalBlocked, InvalidInput, ServiceError
 from engine.leases import claim_run
 from engine.supervisor import Supervisor
 from tests.conftest import ARTIFACTS
-from tests.factories import GOOD_CLINICAL, GOOD_SAFETY, INTENT, protocol_draft, review
+from tests.factories import (
+    GOOD_CLINICAL,
+    GOOD_SAFETY,
+    INTENT,
+    protocol_draft,
+    review,
+    reviewed_protocol_run,
+)
 from tests.utils.scripted import ScriptedModel
 
 MB = "Exam panic. " * 87_382  # ~1 MB
@@ -80,14 +87,6 @@ def check_refusal(exc: ServiceError, value: str = "") -> None:
         assert any(ch.isdigit() for ch in msg), msg
 
 
-def reviewed() -> int:
-    run_id = service.start_run(kind="protocol", input=INTENT, actor="dr. lee")
-    model = ScriptedModel({"drafter": [protocol_draft()],
-                           "safety_guardian": [review(GOOD_SAFETY)],
-                           "clinical_critic": [review(GOOD_CLINICAL)]})
-    assert claim_run(run_id, "w1")
-    assert Supervisor(model, "w1").run_until_idle(run_id) == RunStatus.REVIEW
-    return run_id
 
 
 def rescore(run_id: int) -> None:
@@ -173,7 +172,7 @@ def test_unknown_kinds_and_thresholds_are_refused(db_any: str, kind: str,
 def test_one_megabyte_anywhere_is_refused_with_the_limit(db_any: str, field: str,
                                                          limit: str) -> None:
     tried("1 MB " + field)
-    run_id = reviewed()
+    run_id = reviewed_protocol_run()
     before = counts()
     calls = {
         "intent": lambda: service.start_run(kind="protocol", actor="dr. lee",
@@ -200,7 +199,7 @@ def test_one_megabyte_anywhere_is_refused_with_the_limit(db_any: str, field: str
 def test_edit_saves_a_clean_version_or_refuses_whole(db_any: str, content: str,
                                                      actor: str) -> None:
     tried("edit")
-    run_id = reviewed()
+    run_id = reviewed_protocol_run()
     before = counts()
     try:
         draft_id = service.edit(run_id=run_id, actor=actor, content=content)
@@ -220,7 +219,7 @@ def test_edit_saves_a_clean_version_or_refuses_whole(db_any: str, content: str,
 @given(comment=hostile, which=st.sampled_from(["revise", "reject", "approve", "halt"]))
 def test_comments_are_kept_clean_or_refused_whole(db_any: str, comment: str, which: str) -> None:
     tried(which)
-    run_id = reviewed()
+    run_id = reviewed_protocol_run()
     if which == "halt":  # a run still looping
         run_id = service.start_run(kind="protocol", input=INTENT, actor="dr. lee")
     before = counts()
@@ -277,7 +276,7 @@ def test_cli_edit_and_screen_read_any_file(db_any: str, tmp_path_factory: pytest
     from engine.cli import main
 
     tried("cli edit/screen")
-    run_id = reviewed()
+    run_id = reviewed_protocol_run()
     path = Path(tmp_path_factory.mktemp("in")) / "draft.md"
     path.write_bytes(content.encode("utf-8", "surrogatepass"))
     before = counts()
@@ -327,7 +326,7 @@ def test_injected_intent_cannot_switch_off_checks_or_the_gate(db_any: str) -> No
 
 
 def test_injection_in_an_edit_or_a_comment_changes_nothing_either(db_any: str) -> None:
-    run_id = reviewed()
+    run_id = reviewed_protocol_run()
     service.request_revision(run_id=run_id, actor="dr. lee", comment=INJECTION)
     assert claim_run(run_id, "w1")
     model = obedient_model(iterations=5)

@@ -12,20 +12,10 @@ from db.session import session_scope
 from engine import identity, service, views
 from engine.errors import InvalidInput, InvalidState, PermissionDenied
 from engine.identity import allowed, can, grant, revoke, roles_of
-from engine.leases import claim_run
-from engine.supervisor import Supervisor
-from tests.factories import GOOD_CLINICAL, GOOD_SAFETY, INTENT, protocol_draft, review
-from tests.utils.scripted import ScriptedModel
-
-
-def reviewed_protocol() -> int:
-    run_id = service.start_run(kind="protocol", input=INTENT, actor="dr. lee")
-    model = ScriptedModel({"drafter": [protocol_draft()],
-                           "safety_guardian": [review(GOOD_SAFETY)],
-                           "clinical_critic": [review(GOOD_CLINICAL)]})
-    assert claim_run(run_id, "w1")
-    assert Supervisor(model, "w1").run_until_idle(run_id) == RunStatus.REVIEW
-    return run_id
+from tests.factories import (
+    INTENT,
+    reviewed_protocol_run,
+)
 
 
 def rows() -> tuple[int, ...]:
@@ -59,14 +49,14 @@ def test_rules_table() -> None:
 
 
 def test_everyone_may_act_until_a_role_exists(db_any: str) -> None:
-    run_id = reviewed_protocol()
+    run_id = reviewed_protocol_run()
     assert can("anyone at all", "approve", "protocol")
     service.approve(run_id=run_id, actor="anyone at all")
     assert views.get_run(run_id).status == RunStatus.APPROVED
 
 
 def test_ops_cannot_approve_and_nothing_is_written(staffed: None) -> None:
-    run_id = reviewed_protocol()
+    run_id = reviewed_protocol_run()
     before = rows()
     with pytest.raises(PermissionDenied) as exc:
         service.approve(run_id=run_id, actor="Olu Ops")
@@ -81,7 +71,7 @@ def test_ops_cannot_approve_and_nothing_is_written(staffed: None) -> None:
 
 
 def test_clinicians_approve_protocols_marketers_do_not(staffed: None) -> None:
-    run_id = reviewed_protocol()
+    run_id = reviewed_protocol_run()
     with pytest.raises(PermissionDenied, match="needs clinician or admin"):
         service.approve(run_id=run_id, actor="Mo Marketer")
     with pytest.raises(PermissionDenied, match="you have no role yet"):
@@ -112,7 +102,7 @@ def test_ops_may_halt_retry_and_change_budgets(staffed: None) -> None:
 
 
 def test_admins_do_everything_and_manage_roles(staffed: None) -> None:
-    run_id = reviewed_protocol()
+    run_id = reviewed_protocol_run()
     service.approve(run_id=run_id, actor="Ada Admin")
     with pytest.raises(PermissionDenied, match="manage roles"):
         grant(actor="dr. lee", person="dr. lee", role="admin")
@@ -130,7 +120,7 @@ def test_admins_do_everything_and_manage_roles(staffed: None) -> None:
 def test_the_cli_refuses_with_the_reason(staffed: None, capsys: pytest.CaptureFixture[str]) -> None:
     from engine.cli import main
 
-    run_id = reviewed_protocol()
+    run_id = reviewed_protocol_run()
     assert main(["approve", str(run_id), "--actor", "Olu Ops", "--no-wait"]) == 2
     assert "Olu Ops may not approve protocol runs" in capsys.readouterr().err
     assert main(["approve", str(run_id), "--actor", "Dr. Lee", "--no-wait"]) == 0
