@@ -11,12 +11,12 @@ from typing import Any
 from pydantic import BaseModel
 from sqlmodel import Session, col, select
 
-from db.models import Draft, Flag, HumanAction, Note, Run, RunStatus, utcnow
+from db.models import Draft, HumanAction, Note, Run, RunStatus, utcnow
 from db.session import session_scope
 from engine.errors import InvalidInput, NotFound
 from engine.identity import require
 from engine.pipelines.registry import get_pipeline
-from engine.service import MAX_COMMENT_CHARS, RunParams, _actor
+from engine.service import MAX_COMMENT_CHARS, RunParams, _actor, store_check_flags
 from engine.supervisor import content_hash
 from engine.text import clean_text
 from engine.validation import parse_input
@@ -132,12 +132,7 @@ def _copy_draft(s: Session, run: Run, source: Run, draft: Draft) -> Draft:
                  content_hash=content_hash(draft.content), iteration=0)
     s.add(copy)
     s.flush()
-    # The checks are deterministic: the copy carries its flags from the start, so the gate
-    # and the page show them even before the critics have scored it.
-    stage = get_pipeline(run.kind).stage(run.stage)
-    for f in stage.checks(copy.content, run.input).flags:
-        s.add(Flag(draft_id=copy.id or 0, check=f.check, category=f.category, text=f.text,
-                   start=f.start, end=f.end, blocking=f.blocking))
+    store_check_flags(s, run, copy)  # the copy carries its flags from the start
     return copy
 
 

@@ -332,23 +332,20 @@ def edit(
         )
         s.add(draft)
         s.flush()
-        stage = get_pipeline(run.kind).stage(run.stage)
-        for f in stage.checks(text, run.input).flags:
-            s.add(
-                Flag(
-                    draft_id=draft.id or 0,
-                    check=f.check,
-                    category=f.category,
-                    text=f.text,
-                    start=f.start,
-                    end=f.end,
-                    blocking=f.blocking,
-                )
-            )
+        store_check_flags(s, run, draft)
         _record(s, run, who, "edit", draft_id=draft.id, comment=None, verified=verified)
         run.current_draft_id = draft.id
         _queue(run, "review", review_mode="human")
         return draft.id or 0
+
+
+def store_check_flags(s: Session, run: Run, draft: Draft) -> None:
+    """Run the stage's deterministic checks on a draft a person brought in (an edit, a branch)
+    and keep its flags now, so the gate and the page show them before the critics score it."""
+    stage = get_pipeline(run.kind).stage(run.stage)
+    for f in stage.checks(draft.content, run.input).flags:
+        s.add(Flag(draft_id=draft.id or 0, check=f.check, category=f.category, text=f.text,
+                   start=f.start, end=f.end, blocking=f.blocking))
 
 
 def request_revision(
