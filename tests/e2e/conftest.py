@@ -17,3 +17,15 @@ def browser() -> Iterator[object]:
         b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         yield b
         b.close()
+
+
+@pytest.fixture(scope="module")
+def worker_started(browser, app) -> None:  # type: ignore[no-untyped-def]
+    """The in-app worker starts with the app's first browser session; tests that queue runs
+    from this process need it running before they wait for a run. `app` is the module's."""
+    sync_api = pytest.importorskip("playwright.sync_api")
+    ctx = browser.new_context()
+    page = ctx.new_page()
+    page.goto(app.url)
+    sync_api.expect(page.get_by_text("In-app worker running")).to_be_visible(timeout=60_000)
+    ctx.close()

@@ -115,3 +115,15 @@ def app_sharing_database(tmp: Path, *, env: dict[str, str] | None = None) -> Ite
     """A started app whose database this test process reads and writes too."""
     with streamlit_app(tmp, env=env) as server, using_database(server.database_url):
         yield server
+
+
+def wait_status(run_id: int, status: str, timeout: float = 60) -> None:
+    """Poll the shared database until the run has `status`."""
+    from engine.views import get_run
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if get_run(run_id).status == status:
+            return
+        time.sleep(0.2)
+    raise AssertionError(f"run {run_id} is {get_run(run_id).status}, not {status}")

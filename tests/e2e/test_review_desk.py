@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.server import CHROMIUM, AppServer, app_sharing_database, streamlit_app
+from tests.e2e.server import CHROMIUM, AppServer, app_sharing_database, streamlit_app, wait_status
 
 pytestmark = [
     pytest.mark.browser,
@@ -32,15 +32,6 @@ def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AppServer]:
         yield server
 
 
-@pytest.fixture(scope="module")
-def worker_started(browser, app: AppServer) -> None:  # type: ignore[no-untyped-def]
-    """The in-app worker starts with the first browser session; tests that queue runs from
-    this process need it running before they wait for a run."""
-    ctx = browser.new_context()
-    pg = ctx.new_page()
-    pg.goto(app.url)
-    expect(pg.get_by_text("In-app worker running")).to_be_visible()
-    ctx.close()
 
 
 @pytest.fixture
@@ -137,13 +128,13 @@ def test_html_in_a_draft_is_inert(page, app: AppServer, artifacts: Path) -> None
 
     run_id = service.start_run(kind="protocol", actor="seed",
                                input={"intent": "Help with sleep worries", "audience": "adults"})
-    _wait_status(run_id, "awaiting_review")
+    wait_status(run_id, "awaiting_review")
     payload = ("# Evening wind-down\n\n<script>alert(1)</script>\n\n"
                '<img src="x" onerror="alert(2)">\n\n1. Breathe out slowly. '
                '<b onmouseover="alert(3)">hover</b>\n')
     service.edit(run_id=run_id, actor="seed", content=payload,
                  expected_version=get_run(run_id).version)
-    _wait_status(run_id, "awaiting_review")
+    wait_status(run_id, "awaiting_review")
 
     dialogs: list[str] = []
     page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
@@ -158,17 +149,6 @@ def test_html_in_a_draft_is_inert(page, app: AppServer, artifacts: Path) -> None
     assert dialogs == []
 
 
-def _wait_status(run_id: int, status: str, timeout: float = 30) -> None:
-    import time
-
-    from engine.views import get_run
-
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if get_run(run_id).status == status:
-            return
-        time.sleep(0.2)
-    raise AssertionError(f"run {run_id} is {get_run(run_id).status}, not {status}")
 
 
 def test_two_tabs_see_the_same_run_and_a_stale_act_is_refused(  # type: ignore[no-untyped-def]
@@ -177,7 +157,7 @@ def test_two_tabs_see_the_same_run_and_a_stale_act_is_refused(  # type: ignore[n
 
     run_id = service.start_run(kind="protocol", actor="seed",
                                input={"intent": "Plan pleasant activities", "audience": "adults"})
-    _wait_status(run_id, "awaiting_review")
+    wait_status(run_id, "awaiting_review")
     ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
     try:
         one, two = ctx.new_page(), ctx.new_page()
@@ -195,7 +175,7 @@ def test_two_tabs_see_the_same_run_and_a_stale_act_is_refused(  # type: ignore[n
         _shot(two, artifacts, "10-run-stale-tab")
         two.get_by_role("button", name="Reload").click()
         expect(two.get_by_text("This run changed since you opened it")).to_have_count(0)
-        _wait_status(run_id, "awaiting_review")
+        wait_status(run_id, "awaiting_review")
         from engine.views import get_run
 
         assert [a.action for a in get_run(run_id).actions] == ["revise"]
@@ -234,7 +214,7 @@ def test_restarting_the_app_resumes_queued_and_abandoned_runs(browser, tmp_path:
             pg.goto(f"{second.url}/run?run={dead}")
             expect(pg.get_by_text("Waiting for your review")).to_be_visible()
             ctx.close()
-            _wait_status(queued, "awaiting_review")
+            wait_status(queued, "awaiting_review")
             assert get_run(dead).drafts
     finally:
         if old is None:

@@ -4,13 +4,12 @@ and nothing the first one did is overwritten (checked in the database)."""
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.e2e.server import CHROMIUM, AppServer, app_sharing_database
+from tests.e2e.server import CHROMIUM, AppServer, app_sharing_database, wait_status
 
 pytestmark = [
     pytest.mark.browser,
@@ -30,14 +29,6 @@ def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AppServer]:
         yield server
 
 
-@pytest.fixture(scope="module")
-def worker_started(browser, app: AppServer) -> None:  # type: ignore[no-untyped-def]
-    """The in-app worker starts with the app's first browser session."""
-    ctx = browser.new_context()
-    page = ctx.new_page()
-    page.goto(app.url)
-    expect(page.get_by_text("In-app worker running")).to_be_visible(timeout=60_000)
-    ctx.close()
 
 
 @pytest.fixture
@@ -57,19 +48,10 @@ def _reviewed_run(intent: str) -> int:
 
     run_id = service.start_run(kind="protocol", actor="seed",
                                input={"intent": intent, "audience": "adults"})
-    _wait_status(run_id, "awaiting_review", timeout=90)  # the app's in-app worker drives it
+    wait_status(run_id, "awaiting_review", timeout=90)  # the app's in-app worker drives it
     return run_id
 
 
-def _wait_status(run_id: int, status: str, timeout: float = 60) -> None:
-    from engine.views import get_run
-
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if get_run(run_id).status == status:
-            return
-        time.sleep(0.3)
-    raise AssertionError(f"run {run_id} is {get_run(run_id).status}, not {status}")
 
 
 def _open(tab, app: AppServer, run_id: int, name: str) -> None:  # type: ignore[no-untyped-def]
