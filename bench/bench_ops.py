@@ -23,6 +23,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from bench._harness import database
+
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -34,22 +36,6 @@ TRACE_TARGET_S = 1.0
 REPEAT = 5
 
 
-@contextmanager
-def _database(url: str) -> Iterator[None]:
-    from db.session import get_engine, reset_engines
-
-    old = os.environ.get("DATABASE_URL")
-    os.environ["DATABASE_URL"] = url
-    reset_engines()
-    try:
-        get_engine()
-        yield
-    finally:
-        reset_engines()
-        if old is None:
-            os.environ.pop("DATABASE_URL", None)
-        else:
-            os.environ["DATABASE_URL"] = old
 
 
 def _row(measure: str, times: list[float], target: float | None, note: str = "") -> dict[str, Any]:
@@ -318,7 +304,7 @@ def run(quick: bool = False, *, calls: int | None = None, runs: int | None = Non
     with tempfile.TemporaryDirectory(prefix="draftroom-bench-ops-") as d:
         tmp = Path(d)
         url = f"sqlite:///{db or tmp / 'ops.db'}"
-        with _database(url):
+        with database(url):
             have, newest = _reuse(db) if db else (0, None)
             if have >= calls:
                 big_run_id = newest
