@@ -71,7 +71,7 @@ with left:
     head.subheader(f"Draft v{draft.version}" if draft else "Draft", anchor=False)
     with switch:
         editing = edit_toggle(detail, draft, actor)
-    show_outcome(("edit",))
+    show_outcome(detail.id, ("edit",))
     if draft is None:
         st.caption("The drafter has not written a version yet.")
     else:

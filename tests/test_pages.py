@@ -351,9 +351,24 @@ def test_an_act_on_a_run_that_changed_meanwhile_is_refused_with_a_reload() -> No
     assert_ok(at)
     assert any("This run changed since you opened it" in w.value for w in at.warning)
     assert get_run(run_id).status == RunStatus.QUEUED  # nothing overwritten
+    at.run()  # the page reloads itself while the run works: the refusal must stay
+    assert any("This run changed since you opened it" in w.value for w in at.warning)
     submit(at, "Reload")
     assert not any("This run changed" in w.value for w in at.warning)
     assert any(b.label == "Halt" for b in at.button)
+
+
+def test_a_refusal_shown_on_one_run_does_not_follow_the_person_to_another() -> None:
+    first, second = new_run(), new_run()
+    at = open_run(first)
+    version = get_run(first).current.version  # type: ignore[union-attr]
+    service.request_revision(run_id=first, actor="Other", comment="Shorter, please.")
+    submit(at, f"Approve v{version}")
+    assert any("This run changed since you opened it" in w.value for w in at.warning)
+    at.query_params["run"] = str(second)
+    at.run()
+    assert_ok(at)
+    assert not any("This run changed" in w.value for w in at.warning)
 
 
 def test_halt_a_queued_run() -> None:

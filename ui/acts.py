@@ -4,7 +4,9 @@ Each form's submit button runs its act in an on_click callback whose arguments w
 when the form was drawn: the run version and the draft the person was looking at. So an act
 on a run that changed meanwhile (another tab, another reviewer, the supervisor) is refused
 with StaleRun and nothing is overwritten, even though the page re-reads the run afterwards.
-The outcome is left in session_state and drawn next to the forms on the next run."""
+The outcome is left in session_state and drawn next to the forms until the person dismisses
+it: the page reloads itself while the run works, and a refusal that vanished with the next
+poll would leave the person unsure what happened (and lose the text they typed)."""
 
 from __future__ import annotations
 
@@ -41,6 +43,7 @@ class Seen:
 
 @dataclass(frozen=True)
 class Outcome:
+    run_id: int
     act: str
     kind: str  # stale | blocked | error
     message: str
@@ -71,37 +74,43 @@ def show_flash() -> None:
     st.success(flash["msg"], icon=":material/check_circle:")
 
 
-def _attempt(act: str, call: Callable[[], object], done: str, *, unsaved: str | None = None,
-             after: Callable[[], None] | None = None) -> None:
+def _attempt(seen: Seen, act: str, call: Callable[[], object], done: str, *,
+             unsaved: str | None = None, after: Callable[[], None] | None = None) -> None:
     """Run one service call inside a submit callback and leave its outcome for the page."""
     st.session_state.pop(OUTCOME, None)
     try:
         call()
     except StaleRun as exc:
-        st.session_state[OUTCOME] = Outcome(act, "stale", str(exc), unsaved)
+        st.session_state[OUTCOME] = Outcome(seen.run_id, act, "stale", str(exc), unsaved)
     except ApprovalBlocked as exc:
-        st.session_state[OUTCOME] = Outcome(act, "blocked", str(exc))
+        st.session_state[OUTCOME] = Outcome(seen.run_id, act, "blocked", str(exc))
     except ServiceError as exc:
-        st.session_state[OUTCOME] = Outcome(act, "error", str(exc), unsaved)
+        st.session_state[OUTCOME] = Outcome(seen.run_id, act, "error", str(exc), unsaved)
     else:
         st.session_state[FLASH] = {"msg": done, "at": time.monotonic(), "toasted": False}
         if after:
             after()
 
 
-def show_outcome(acts: tuple[str, ...]) -> None:
-    """Draw the outcome of a refused act, if it was one of `acts`."""
+def _dismiss() -> None:
+    st.session_state.pop(OUTCOME, None)
+
+
+def show_outcome(run_id: int, acts: tuple[str, ...]) -> None:
+    """Draw the outcome of a refused act on this run, if it was one of `acts`. It stays,
+    across the page's own reloads, until the person clicks Reload/Dismiss or acts again."""
     out: Outcome | None = st.session_state.get(OUTCOME)
     if out is None or out.act not in acts:
         return
-    del st.session_state[OUTCOME]
+    if out.run_id != run_id:  # left over from another run's page
+        del st.session_state[OUTCOME]
+        return
     if out.kind == "stale":
         detail = out.message.removeprefix(STALE_TITLE).strip()
         detail = detail.replace("Reload to see the latest version; nothing was saved.",
                                 "Nothing was saved.")
         st.warning(f"**{STALE_TITLE}** {detail} The page now shows the latest state.",
                    icon=":material/sync_problem:")
-        st.button("Reload", key=f"reload_{out.act}", icon=":material/refresh:")
     elif out.kind == "blocked":
         st.error(f"{out.message}", icon=":material/flag:")
     else:
@@ -109,6 +118,9 @@ def show_outcome(acts: tuple[str, ...]) -> None:
     if out.unsaved:
         with st.expander("Your unsaved text (copy it before you reload)"):
             st.code(out.unsaved, language="markdown", wrap_lines=True)
+    st.button("Reload" if out.kind == "stale" else "Dismiss", key=f"dismiss_{out.act}",
+              icon=":material/refresh:" if out.kind == "stale" else ":material/close:",
+              on_click=_dismiss)
 
 
 # -- edit (drawn in place of the draft) -------------------------------------------------------
@@ -140,7 +152,7 @@ def _save_edit(seen: Seen, next_version: int) -> None:
     def close() -> None:
         st.session_state[_edit_key(seen.run_id)] = False
 
-    _attempt("edit", lambda: service.edit(run_id=seen.run_id, **acting(), content=text,
+    _attempt(seen, "edit", lambda: service.edit(run_id=seen.run_id, **acting(), content=text,
                                           expected_version=seen.version,
                                           base_draft_id=seen.draft_id),
              f"Saved v{next_version}. The critics are re-scoring it.", unsaved=text, after=close)
@@ -167,7 +179,7 @@ def render_edit_form(detail: RunDetail, draft: DraftView) -> None:
 
 def render_acts(detail: RunDetail, draft: DraftView | None, actor: str) -> None:
     acts = ("approve", "revise", "reject", "halt", "retry")
-    show_outcome(acts)
+    show_outcome(detail.id, acts)
     may = permitted(actor, detail.kind, acts)
     offered = _offered(detail, draft)
     if detail.status not in RunStatus.FINAL:
@@ -211,7 +223,7 @@ def _offered(detail: RunDetail, draft: DraftView | None) -> list[str]:
 
 def _approve(seen: Seen) -> None:
     reason = st.session_state.get(f"approve_reason_{seen.run_id}_{seen.draft_id}") or None
-    _attempt("approve", lambda: service.approve(run_id=seen.run_id, **acting(),
+    _attempt(seen, "approve", lambda: service.approve(run_id=seen.run_id, **acting(),
                                                 expected_version=seen.version,
                                                 draft_id=seen.draft_id, override_reason=reason),
              f"Approved v{seen.draft_version}.")
@@ -238,7 +250,7 @@ def _approve_form(seen: Seen, draft: DraftView, disabled: bool) -> None:
 def _revise(seen: Seen) -> None:
     key = f"revise_comment_{seen.run_id}"
     comment = str(st.session_state.get(key) or "")
-    _attempt("revise", lambda: service.request_revision(run_id=seen.run_id, **acting(),
+    _attempt(seen, "revise", lambda: service.request_revision(run_id=seen.run_id, **acting(),
                                                         comment=comment,
                                                         expected_version=seen.version),
              "Sent back to the drafter with your comment.", unsaved=comment or None)
@@ -262,7 +274,7 @@ def _revise_form(seen: Seen, kind: str, disabled: bool) -> None:
 
 def _reject(seen: Seen) -> None:
     comment = st.session_state.get(f"reject_comment_{seen.run_id}") or None
-    _attempt("reject", lambda: service.reject(run_id=seen.run_id, **acting(),
+    _attempt(seen, "reject", lambda: service.reject(run_id=seen.run_id, **acting(),
                                               comment=comment, expected_version=seen.version),
              "Rejected the run.")
 
@@ -277,7 +289,7 @@ def _reject_form(seen: Seen, disabled: bool) -> None:
 
 def _halt(seen: Seen) -> None:
     comment = st.session_state.get(f"halt_comment_{seen.run_id}") or None
-    _attempt("halt", lambda: service.halt(run_id=seen.run_id, **acting(), comment=comment),
+    _attempt(seen, "halt", lambda: service.halt(run_id=seen.run_id, **acting(), comment=comment),
              "Halt requested: the run stops after its current step.")
 
 
@@ -291,7 +303,7 @@ def _halt_form(seen: Seen, disabled: bool) -> None:
 
 
 def _retry(seen: Seen) -> None:
-    _attempt("retry", lambda: service.retry(run_id=seen.run_id, **acting()), "Retrying.")
+    _attempt(seen, "retry", lambda: service.retry(run_id=seen.run_id, **acting()), "Retrying.")
 
 
 def _retry_form(seen: Seen, disabled: bool) -> None:
