@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable
 
 from engine.leases import (
@@ -45,27 +46,50 @@ class Worker:
         self.supervisor = Supervisor(self.backend, self.worker_id, on_event=on_event)
         self.runs_done = 0
         self.leases_lost = 0
+        self._beat_lock = threading.Lock()
+        self._current: int | None = None
+        self._drives = 0
+        self._beater: threading.Thread | None = None
 
     def drive(self, run_id: int) -> str:
-        """Drive a run this worker has claimed, beating its lease while a step is long."""
-        stop = threading.Event()
-        beat = threading.Thread(target=self._beat, args=(run_id, stop), daemon=True)
-        beat.start()
+        """Drive a run this worker has claimed, its lease beaten while a step is long."""
+        self._driving(run_id)
         try:
             return self.supervisor.run_until_idle(run_id)
         finally:
-            stop.set()
-            beat.join(timeout=5)
+            self._driving(None)
             self.runs_done += 1
 
-    def _beat(self, run_id: int, stop: threading.Event) -> None:
+    # -- the lease's heartbeat -----------------------------------------------------------
+    # One thread per worker, not per run: starting and joining a thread for every run cost
+    # more than an offline run's whole loop. It beats whichever run the worker is driving
+    # and ends itself once a whole interval passes with nothing to drive.
+
+    def _driving(self, run_id: int | None) -> None:
+        with self._beat_lock:
+            self._current = run_id
+            self._drives += 1
+            if run_id is not None and self._beater is None:
+                self._beater = threading.Thread(target=self._beat, daemon=True,
+                                                name=f"heartbeat-{self.worker_id}")
+                self._beater.start()
+
+    def _beat(self) -> None:
         interval = max(0.2, lease_seconds() / 3)
-        while not stop.wait(interval):
+        lost = -1  # which drive's lease went to another worker: no more beats for it
+        while True:
+            time.sleep(interval)
+            with self._beat_lock:
+                run_id, drive = self._current, self._drives
+                if run_id is None:
+                    self._beater = None  # under the lock: the next drive starts a new one
+                    return
+            if drive == lost:
+                continue
             try:
                 if not heartbeat(run_id, self.worker_id):
-                    if not stop.is_set():
-                        self._lost(run_id)
-                    return
+                    lost = drive
+                    self._lost(run_id)
             except Exception:  # a heartbeat that fails once is retried at the next beat
                 log.exception("heartbeat failed for run %s", run_id)
 
