@@ -11,10 +11,50 @@ import socket
 import uuid
 from datetime import timedelta
 
-from sqlalchemy import and_, or_, select, update
+from sqlalchemy import and_, bindparam, or_, select, update
 
 from db.models import Run, RunStatus, utcnow
 from db.session import get_engine, session_scope
+
+# Statements built once (building one per call cost more than running it, see
+# bench/RESULTS.md); the time and the lease length are parameters.
+_RUN = Run.__table__  # type: ignore[attr-defined]
+_NOW = bindparam("b_now", type_=_RUN.c.lease_expires.type)
+_UNTIL = bindparam("b_until", type_=_RUN.c.lease_expires.type)
+_WORKER = bindparam("b_worker", type_=_RUN.c.lease_owner.type)
+_CLAIMABLE = or_(
+    _RUN.c.status == RunStatus.QUEUED,
+    and_(_RUN.c.status == RunStatus.RUNNING, _RUN.c.lease_expires < _NOW),
+)
+_TAKE = {
+    "status": RunStatus.RUNNING,
+    "lease_owner": _WORKER,
+    "lease_expires": _UNTIL,
+    "version": _RUN.c.version + 1,
+    "updated_at": _NOW,
+}
+_CLAIM_RUN = (
+    update(_RUN).where(_RUN.c.id == bindparam("b_run"), _CLAIMABLE).values(_TAKE)
+    .returning(_RUN.c.id)
+)
+
+
+def _claim_next_stmt(skip_locked: bool):  # type: ignore[no-untyped-def]
+    pick = (select(_RUN.c.id).where(_CLAIMABLE).order_by(_RUN.c.created_at, _RUN.c.id)
+            .limit(1))
+    if skip_locked:  # PostgreSQL: pass over rows another worker is claiming right now
+        pick = pick.with_for_update(skip_locked=True)
+    return (update(_RUN).where(_RUN.c.id == pick.scalar_subquery(), _CLAIMABLE).values(_TAKE)
+            .returning(_RUN.c.id))
+
+
+_CLAIM_NEXT = {False: _claim_next_stmt(False), True: _claim_next_stmt(True)}
+_HEARTBEAT = (
+    update(_RUN)
+    .where(_RUN.c.id == bindparam("b_run"), _RUN.c.lease_owner == _WORKER,
+           _RUN.c.status == RunStatus.RUNNING)
+    .values(lease_expires=_UNTIL)
+)
 
 
 def lease_seconds() -> float:
@@ -25,58 +65,33 @@ def new_worker_id(prefix: str = "worker") -> str:
     return f"{prefix}-{socket.gethostname()}-{os.getpid()}-{uuid.uuid4().hex[:6]}"
 
 
-def _claimable(now):  # type: ignore[no-untyped-def]
-    return or_(
-        Run.status == RunStatus.QUEUED,
-        and_(Run.status == RunStatus.RUNNING, Run.lease_expires < now),
-    )
+def _times() -> dict[str, object]:
+    now = utcnow()
+    return {"b_now": now, "b_until": now + timedelta(seconds=lease_seconds())}
 
 
 def claim_next(worker_id: str) -> int | None:
     """Claim the oldest queued run (or one whose lease expired); None when there is none."""
-    now = utcnow()
-    pick = select(Run.id).where(_claimable(now)).order_by(Run.created_at, Run.id).limit(1)
-    if get_engine().dialect.name == "postgresql":
-        pick = pick.with_for_update(skip_locked=True)
-    return _claim(Run.id == pick.scalar_subquery(), worker_id, now)
+    eng = get_engine()
+    stmt = _CLAIM_NEXT[eng.dialect.name == "postgresql"]
+    with eng.begin() as c:
+        row = c.execute(stmt, {"b_worker": worker_id, **_times()}).first()
+    return int(row[0]) if row else None
 
 
 def claim_run(run_id: int, worker_id: str) -> bool:
     """Claim one given run if it is queued or its lease expired."""
-    return _claim(Run.id == run_id, worker_id, utcnow()) is not None
-
-
-def _claim(which, worker_id: str, now) -> int | None:  # type: ignore[no-untyped-def]
-    stmt = (
-        update(Run)
-        .where(which, _claimable(now))
-        .values(
-            status=RunStatus.RUNNING,
-            lease_owner=worker_id,
-            lease_expires=now + timedelta(seconds=lease_seconds()),
-            version=Run.version + 1,
-            updated_at=now,
-        )
-        .returning(Run.id)
-        .execution_options(synchronize_session=False)
-    )
-    with session_scope() as s:
-        row = s.execute(stmt).first()
-    return int(row[0]) if row else None
+    with get_engine().begin() as c:
+        row = c.execute(_CLAIM_RUN, {"b_run": run_id, "b_worker": worker_id, **_times()}).first()
+    return row is not None
 
 
 def heartbeat(run_id: int, worker_id: str) -> bool:
     """Extend the lease; False when it is no longer ours. Does not bump the version: a
     heartbeat is bookkeeping, not a change a reviewer needs to know about."""
-    now = utcnow()
-    stmt = (
-        update(Run)
-        .where(Run.id == run_id, Run.lease_owner == worker_id, Run.status == RunStatus.RUNNING)
-        .values(lease_expires=now + timedelta(seconds=lease_seconds()))
-        .execution_options(synchronize_session=False)
-    )
-    with session_scope() as s:
-        return s.execute(stmt).rowcount == 1
+    with get_engine().begin() as c:
+        params = {"b_run": run_id, "b_worker": worker_id, "b_until": _times()["b_until"]}
+        return c.execute(_HEARTBEAT, params).rowcount == 1
 
 
 def lease_owner(run_id: int) -> str | None:
