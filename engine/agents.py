@@ -13,7 +13,7 @@ from sqlalchemy import func, insert
 from sqlmodel import Session, select
 
 from db.models import LLMCall, utcnow
-from db.session import session_scope
+from db.session import get_engine, session_scope
 from engine.llm.base import AgentCall, LLMBackend, LLMError
 from engine.llm.offline import estimate_tokens
 from engine.pipelines.base import AgentSpec
@@ -150,17 +150,18 @@ def _redact_request(messages: list[dict[str, str]]) -> dict[str, Any]:
 
 
 def _save(record: dict[str, Any], *, priced: bool) -> None:
-    """One short transaction: the price in force when the call started, and the call's row."""
-    with session_scope() as s:
-        if priced:
-            price = PRICE_BOOK.price(s, record["model"], record["started_at"])
-            record["cost_usd"] = call_cost(
-                price,
-                prompt=record["prompt_tokens"],
-                cached=record["cached_tokens"],
-                completion=record["completion_tokens"],
-            )
-        s.connection().execute(_INSERT_CALL, record)
+    """The call's row, priced as in force when the call started, in a transaction of its own
+    (a Core one: an ORM session cost more than the insert)."""
+    if priced:
+        price = PRICE_BOOK.lookup(record["model"], record["started_at"])
+        record["cost_usd"] = call_cost(
+            price,
+            prompt=record["prompt_tokens"],
+            cached=record["cached_tokens"],
+            completion=record["completion_tokens"],
+        )
+    with get_engine().begin() as c:
+        c.execute(_INSERT_CALL, record)
 
 
 _INSERT_CALL = insert(LLMCall.__table__)  # type: ignore[attr-defined]  # Core: built once

@@ -111,6 +111,20 @@ class PriceBook:
                 self._by_model[model] = rows
         return pick_price(rows, model, at or utcnow())
 
+    def lookup(self, model: str, at: datetime | None = None) -> Price | None:
+        """`price` in this process's database, reading the table (in a session of its own)
+        only when the cached rows are stale: recording a call then needs no session."""
+        from db.session import get_engine, session_scope
+
+        with self._lock:
+            fresh = (time.monotonic() - self._loaded <= self._ttl
+                     and self._source == str(get_engine().url))
+            rows = self._by_model.get(model) if fresh else None
+        if rows is None:
+            with session_scope() as s:
+                return self.price(s, model, at)
+        return pick_price(rows, model, at or utcnow())
+
     def invalidate(self) -> None:
         with self._lock:
             self._loaded = 0.0

@@ -10,7 +10,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from pydantic import BaseModel, Field, field_validator
-from sqlalchemy import func
+from sqlalchemy import func, insert
 from sqlalchemy.orm.exc import StaleDataError
 from sqlmodel import Session, select
 
@@ -20,6 +20,7 @@ from engine.errors import ApprovalBlocked, InvalidInput, InvalidState, NotFound,
 from engine.identity import require
 from engine.pipelines.registry import PIPELINES, get_pipeline
 from engine.redact import redact_secrets, redact_secrets_text
+from engine.settings import default_run_budget_usd
 from engine.supervisor import content_hash
 from engine.text import clean_text
 from engine.validation import parse_input
@@ -131,17 +132,15 @@ def start_run(
             f"{sorted(scored)}",
             {"thresholds": "unknown score name"},
         )
-    if p.budget_usd is not None:
-        budget: float | None = p.budget_usd
-    elif default_budget_usd is not None:
-        budget = default_budget_usd
-    else:
-        # Every way of starting a run (page, CLI, MCP) gets the ops-set default budget.
-        from engine.settings import default_run_budget_usd
-
-        budget = default_run_budget_usd()
     with session_scope() as s:
         require(who, "start", kind, session=s)
+        if p.budget_usd is not None:
+            budget: float | None = p.budget_usd
+        elif default_budget_usd is not None:
+            budget = default_budget_usd
+        else:
+            # Every way of starting a run (page, CLI, MCP) gets the ops-set default budget.
+            budget = default_run_budget_usd(s)
         run = Run(
             kind=kind,
             title=pipeline.title(parsed),
@@ -153,9 +152,13 @@ def start_run(
             parent_run_id=parent_run_id,
             parent_draft_id=parent_draft_id,
         )
-        s.add(run)
-        s.flush()
-        return run.id or 0
+        # A Core insert of the validated row: the ORM's flush cost more than the rest of
+        # starting a run (a new row has no version to check yet; it starts at 1).
+        values = run.model_dump(exclude={"id"})
+        return int(s.connection().execute(_INSERT_RUN, values).scalar_one())
+
+
+_INSERT_RUN = insert(Run.__table__).returning(Run.__table__.c.id)  # type: ignore[attr-defined]
 
 
 # -- human acts -----------------------------------------------------------------------------

@@ -55,18 +55,20 @@ def _read(s: Session) -> dict[str, object]:
     return {row.key: json.loads(row.value) for row in s.exec(select(Setting))}
 
 
-def get_ops_settings() -> OpsSettings:
-    with session_scope() as s:
-        values = _read(s)
+def get_ops_settings(session: Session | None = None) -> OpsSettings:
+    if session is None:
+        with session_scope() as s:
+            return get_ops_settings(s)
+    values = _read(session)
     return OpsSettings(
         monthly_budgets={k: _as_float(values.get(_MONTHLY + k)) for k in KINDS},
         default_run_budget_usd=_as_float(values.get(_RUN_DEFAULT)),
     )
 
 
-def default_run_budget_usd() -> float | None:
-    """For service.start_run(default_budget_usd=...)."""
-    return get_ops_settings().default_run_budget_usd
+def default_run_budget_usd(session: Session | None = None) -> float | None:
+    """The budget service.start_run gives a run whose starter set none."""
+    return get_ops_settings(session).default_run_budget_usd
 
 
 def _as_float(v: object) -> float | None:
