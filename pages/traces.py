@@ -9,14 +9,28 @@ import json
 import pandas as pd
 import streamlit as st
 
+from db.session import database_url
 from engine import identity, traces
 from engine.errors import NotFound, ServiceError
 from ui import reviewer
 from ui.format import STATUS
+from ui.markdown import escape_inline
 from ui.ops_figures import seconds, trace_timeline_figure, usd
 
 WINDOW = 25  # steps drawn at once; a long run gets a slider
 CALL_KEY = "trace_call"
+TTL = 10  # seconds: a click, a slider move or a call pick reruns the page without a query
+
+
+@st.cache_data(ttl=TTL, show_spinner=False, max_entries=32)
+def _trace(url: str, run_id: int) -> traces.RunTrace:
+    # Keyed by the database URL too: one process may serve, or test, several databases.
+    return traces.load_trace(run_id)
+
+
+@st.cache_data(ttl=TTL, show_spinner=False, max_entries=32)
+def _recent(url: str, include: int | None) -> list[traces.RunChoice]:
+    return traces.recent_runs(limit=100, include=include)
 
 
 def _run_label(c: traces.RunChoice | None, run_id: int) -> str:
@@ -28,7 +42,7 @@ def _run_label(c: traces.RunChoice | None, run_id: int) -> str:
 def _pick_run() -> int | None:
     raw = st.query_params.get("run")
     wanted = int(raw) if raw and raw.isdigit() else None
-    choices = {c.id: c for c in traces.recent_runs(limit=100, include=wanted)}
+    choices = {c.id: c for c in _recent(database_url(), wanted)}
     ids = list(choices)
     if wanted is not None and wanted not in choices:
         ids.insert(0, wanted)
@@ -87,7 +101,7 @@ if run_id is None:
     st.info("No runs yet: start one, or fill a demo database with `python -m engine seed-demo`.")
     st.stop()
 try:
-    trace = traces.load_trace(run_id)
+    trace = _trace(database_url(), run_id)
 except NotFound as exc:
     st.error(str(exc))
     st.stop()
@@ -131,13 +145,22 @@ else:
 if calls:
     seq = {s.id: s.seq for s in trace.steps}
     by_id = {c.id: c for c in calls}
-    if st.session_state.get(CALL_KEY) not in by_id:
-        first_error = next((c.id for c in calls if c.status != "ok"), None)
-        st.session_state[CALL_KEY] = first_error or calls[0].id
+    if CALL_KEY in st.session_state and st.session_state[CALL_KEY] not in by_id:
+        st.session_state[CALL_KEY] = None  # a call of the run shown before
     st.subheader("Call")
+    failed = [c for c in calls if c.status != "ok"]
+    if failed:
+        first = failed[0]
+        st.caption(f":red[:material/error: {len(failed)} failed call(s); the first: "
+                   f"{escape_inline(_call_label(first, seq))}: "
+                   f"{escape_inline((first.error or first.status)[:160])}]")
+    # The request and response are read (and drawn) only for the call picked: a run's page
+    # opens with its summary and timeline, not with one call's bodies.
     picked = st.selectbox("Call", list(by_id), key=CALL_KEY, label_visibility="collapsed",
+                          index=None, placeholder="Click a call on the timeline, or pick one",
                           format_func=lambda i: _call_label(by_id[i], seq))
-    _show_call(picked)
+    if picked is not None:
+        _show_call(picked)
     # On request only: a 500-row grid is the heaviest thing this page could draw.
     if st.toggle(f"Table of all {len(calls)} calls", key=f"all_calls_{run_id}"):
         st.dataframe(pd.DataFrame([{

@@ -54,7 +54,10 @@ def test_costs_page_shows_the_database_numbers_and_the_budget_alerts(
     assert len(at.get("plotly_chart")) == 5
     assert any("unpriced models" in c.value for c in at.caption)
     assert at.get("download_button")
-    assert len(at.dataframe) == 1  # the most expensive runs
+    top = ops.top_runs(ops.last_days(30), limit=15)
+    table = next(m.value for m in at.markdown if m.value.startswith("| Run | Trace |"))
+    for run_id in top["run_id"]:  # the most expensive runs, each linked to its trace
+        assert f"[timeline](traces?run={run_id})" in table
 
 
 def test_costs_filters_apply_to_every_number(seeded: SeedReport) -> None:
@@ -86,6 +89,8 @@ def test_traces_page_opens_a_run_and_shows_a_call(seeded: SeedReport) -> None:
     assert at.selectbox(key="trace_run").value == run_id
     assert len(at.get("plotly_chart")) == 1
     assert at.select_slider(key=f"win_{run_id}")  # a long run is drawn a window at a time
+    # No call is opened until one is picked: its bodies are read and drawn on request.
+    assert at.selectbox(key="trace_call").value is None and not at.code
     ok = next(c for c in t.calls if c.status == "ok")
     at.selectbox(key="trace_call").set_value(ok.id).run()
     assert not at.exception

@@ -13,6 +13,8 @@ import plotly.graph_objects as go
 
 from engine.traces import CallSpan, RunTrace, StepSpan
 from ui.figures import PALETTE, plain
+from ui.format import STATUS
+from ui.markdown import escape_inline
 
 ERROR_RED = "#dc2626"
 STEP_GREY = "#cbd5e1"
@@ -181,6 +183,37 @@ def error_rate_figure(df: pd.DataFrame) -> go.Figure:
     fig.update_layout(title=title, xaxis={"tickformat": ".0%", "rangemode": "tozero"},
                       height=max(220, 60 + 28 * len(rows)), **_LAYOUT)
     return fig
+
+
+def _money(value: object) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "–"
+    return f"${float(value):,.4f}"  # type: ignore[arg-type]
+
+
+def top_runs_markdown(df: pd.DataFrame, *, filtered: bool = False) -> str:
+    """The most expensive runs (engine.ops.top_runs) as a Markdown table: links to each run's
+    trace and run page, its title (as text), kind, status, stage, start, cost and calls, and
+    with a model / agent / stage filter what the matching calls cost."""
+    head = ["Run", "Trace", "Title", "Kind", "Status", "Stage", "Started (UTC)", "Cost",
+            "Calls"] + (["Filtered"] if filtered else [])
+    lines = ["| " + " | ".join(head) + " |",
+             "|" + "|".join("---:" if h in ("Cost", "Calls", "Filtered") else "---"
+                            for h in head) + "|"]
+    for r in df.itertuples(index=False):
+        run_id = int(r.run_id)
+        started = pd.Timestamp(r.created_at)
+        calls = 0 if pd.isna(r.calls) else int(r.calls)
+        cells = [f"[#{run_id}](run?run={run_id})", f"[timeline](traces?run={run_id})",
+                 escape_inline(str(r.title)), escape_inline(str(r.kind)),
+                 escape_inline(STATUS.get(r.status, (str(r.status),))[0]),
+                 escape_inline(str(r.stage)),
+                 f"{started:%Y-%m-%d %H:%M}" if not pd.isna(started) else "–",
+                 _money(r.cost_usd), f"{calls:,}"]
+        if filtered:
+            cells.append(_money(r.filtered_cost_usd))
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
 
 
 # -- Traces ---------------------------------------------------------------------------------
