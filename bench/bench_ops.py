@@ -131,13 +131,45 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
+# A bare page with one two-bar Plotly chart: what Streamlit and Plotly cost a full page load
+# before any page of ours does anything (the Plotly chunk is 4.7 MB of JavaScript that a
+# fresh document compiles and runs before it draws the first chart).
+PLOTLY_FLOOR_APP = """
+import plotly.graph_objects as go
+import streamlit as st
+
+st.set_page_config(page_title="Plotly floor", layout="wide")
+st.title("Plotly floor")
+st.plotly_chart(go.Figure(go.Bar(x=[1, 2], y=[3, 4])))
+"""
+
+# Recorded in each new document: when the page's title (h1) first shows (first paint of the
+# page's own content) and when the Plotly chunk has arrived, in ms since navigation.
+MARKS_JS = """
+performance.setResourceTimingBufferSize(2000);
+window.__marks = {};
+(function tick() {
+  if (!('h1' in window.__marks) && document.querySelector('h1'))
+    window.__marks.h1 = performance.now();
+  if (!('svg' in window.__marks) && document.querySelector('.js-plotly-plot .main-svg'))
+    window.__marks.svg = performance.now();
+  requestAnimationFrame(tick);
+})();
+"""
+MARKS_READ = """(() => {
+  const m = window.__marks || {};
+  const p = performance.getEntriesByType('resource').find(r => /PlotlyChart/.test(r.name));
+  return {h1: m.h1, svg: m.svg, plotly_start: p && p.startTime, plotly_end: p && p.responseEnd};
+})()"""
+
+
 @contextmanager
-def _streamlit(url: str, log: Path) -> Iterator[str]:
+def _streamlit(url: str, log: Path, script: Path | None = None) -> Iterator[str]:
     port = _free_port()
     env = {**os.environ, "DATABASE_URL": url, "DRAFTROOM_INAPP_WORKER": "0",
            "DRAFTROOM_BACKEND": "offline"}
-    cmd = [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.port",
-           str(port), "--server.address", "127.0.0.1", "--server.headless", "true",
+    cmd = [sys.executable, "-m", "streamlit", "run", str(script or ROOT / "app.py"),
+           "--server.port", str(port), "--server.address", "127.0.0.1", "--server.headless", "true",
            "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"]
     with log.open("wb") as out:
         proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
@@ -191,16 +223,36 @@ def _settle(page: Any, charts: int, text: str) -> None:
         "!document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=120_000)
 
 
+Sample = tuple[float, float, dict[str, float | None]]
+
+
 def _render(page: Any, go: Callable[[], Any], charts: int, text: str,
-            setup: Callable[[], Any] | None = None) -> tuple[float, float]:
-    """(wall seconds, CPU seconds) from navigation until the page's charts are drawn and
-    its script is done; `setup` (untimed) first."""
+            setup: Callable[[], Any] | None = None) -> Sample:
+    """(wall seconds, CPU seconds, marks) from navigation until the page's charts are drawn
+    and its script is done; `setup` (untimed) first. The marks (ms since the navigation, for
+    a load by URL only) say when the page's title showed and when the Plotly chunk came."""
     if setup:
         setup()
     c0, t0 = _cpu_seconds(), time.perf_counter()
     go()
     _settle(page, charts, text)
-    return time.perf_counter() - t0, _cpu_seconds() - c0
+    wall, cpu = time.perf_counter() - t0, _cpu_seconds() - c0
+    return wall, cpu, page.evaluate(MARKS_READ)
+
+
+def _plotly_floor(tmp: Path, url: str, browser: Any) -> list[Sample]:
+    """Load the bare one-chart page by URL (after one untimed load that fills the browser's
+    cache, as the app's pages get)."""
+    script = tmp / "plotly_floor.py"
+    script.write_text(PLOTLY_FLOOR_APP)
+    with _streamlit(url, tmp / "floor.log", script) as base:
+        page = browser.new_page(viewport={"width": 1500, "height": 1100})
+        page.add_init_script(MARKS_JS)
+        try:
+            _render(page, lambda: page.goto(base), 1, "Plotly floor")
+            return [_render(page, lambda: page.goto(base), 1, "Plotly floor") for _ in range(3)]
+        finally:
+            page.close()
 
 
 def _browser(url: str, big_run_id: int | None, tmp: Path) -> list[dict[str, Any]]:
@@ -211,70 +263,102 @@ def _browser(url: str, big_run_id: int | None, tmp: Path) -> list[dict[str, Any]
     if not Path(CHROMIUM).exists():
         return []
     rows = []
-    with _streamlit(url, tmp / "streamlit.log") as base, sync_playwright() as p:
+    with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         try:
-            page = browser.new_page(viewport={"width": 1500, "height": 1100})
-            # The root first, until app.py has drawn its sidebar: until a fresh server has
-            # run app.py once, a deep link (/costs) runs the page file on its own.
-            page.goto(base)
-            page.get_by_text("Reviewer").first.wait_for(timeout=120_000)
-
-            def via_url(path: str) -> Callable[[], Any]:
-                return lambda: page.goto(f"{base}/{path}")
-
-            def from_settings() -> None:
-                page.get_by_role("link", name="Settings", exact=True).click()
-                _settle(page, 0, "Add a price")
-                time.sleep(0.5)
-
-            def via_sidebar(title: str) -> Callable[[], Any]:
-                # From another page, as a person clicks in the sidebar.
-                return lambda: page.get_by_role("link", name=title, exact=True).click()
-
-            def rows_for(label: str, samples: list[tuple[float, float]],
-                 target: float | None) -> None:
-                wall = [w for w, _ in samples]
-                cpu = statistics.median(c for _, c in samples)
-                rows.append(_row(label, wall, target,
-                                 f"first {wall[0]:.2f} s; CPU (server + browser) {cpu:.2f} s"))
-
-            start = [_render(page, via_url(""), 0, "Reviewer") for _ in range(3)]
-            rows_for("(baseline) the app's first page: load by URL", start, None)
-            costs = [_render(page, via_url("costs"), 5, "Most expensive runs") for _ in range(3)]
-            rows_for("Costs page: load by URL (a full page load; first: empty cache)", costs,
-                     PAGE_TARGET_S)
-            costs = [_render(page, via_sidebar("Costs"), 5, "Most expensive runs",
-                             setup=from_settings) for _ in range(3)]
-            rows_for("Costs page: open from the sidebar", costs, PAGE_TARGET_S)
-            if big_run_id is not None:
-                tr = [_render(page, via_url(f"traces?run={big_run_id}"), 1, "LLM calls")
-                      for _ in range(3)]
-                rows_for("Traces page, 500-call run: load by URL (a full page load)", tr,
-                         PAGE_TARGET_S)
-                # seed-demo makes the long run the newest: the page opens on it.
-                tr = [_render(page, via_sidebar("Traces"), 1, "LLM calls", setup=from_settings)
-                      for _ in range(3)]
-                rows_for("Traces page, 500-call run: open from the sidebar", tr,
-                         TRACE_TARGET_S)
-
-                tr = []
-                for _ in range(3):
-                    # Only the switch is timed, not the page it starts from.
-                    page.goto(f"{base}/traces?run=2")
-                    _settle(page, 1, "LLM calls")
-                    c0, t0 = _cpu_seconds(), time.perf_counter()
-                    page.get_by_test_id("stSelectbox").first.click()
-                    page.keyboard.type(f"#{big_run_id} ")
-                    page.keyboard.press("Enter")
-                    page.get_by_test_id("stMetric").filter(has_text="LLM calls").filter(
-                        has_text="500").wait_for(timeout=120_000)
-                    _settle(page, 1, "LLM calls")
-                    tr.append((time.perf_counter() - t0, _cpu_seconds() - c0))
-                rows_for("Traces page: open the 500-call run from the run picker", tr,
-                         TRACE_TARGET_S)
+            floor = _plotly_floor(tmp, url, browser)
+            with _streamlit(url, tmp / "streamlit.log") as base:
+                rows += _app_rows(browser, base, big_run_id, floor)
         finally:
             browser.close()
+    return rows
+
+
+def _ms(v: float | None) -> str:
+    return "-" if v is None else f"{v / 1000:.2f} s"
+
+
+def _app_rows(browser: Any, base: str, big_run_id: int | None,
+              floor: list[Sample]) -> list[dict[str, Any]]:
+    rows: list[dict[str, Any]] = []
+    page = browser.new_page(viewport={"width": 1500, "height": 1100})
+    page.add_init_script(MARKS_JS)
+    # The root first, until app.py has drawn its sidebar: until a fresh server has run
+    # app.py once, a deep link (/costs) runs the page file on its own.
+    page.goto(base)
+    page.get_by_text("Reviewer").first.wait_for(timeout=120_000)
+
+    def via_url(path: str) -> Callable[[], Any]:
+        return lambda: page.goto(f"{base}/{path}")
+
+    def from_settings() -> None:
+        page.get_by_role("link", name="Settings", exact=True).click()
+        _settle(page, 0, "Add a price")
+        time.sleep(0.5)
+
+    def via_sidebar(title: str) -> Callable[[], Any]:
+        # From another page, as a person clicks in the sidebar.
+        return lambda: page.get_by_role("link", name=title, exact=True).click()
+
+    baselines: dict[str, float] = {}
+
+    def rows_for(label: str, samples: list[Sample], target: float | None, *,
+                 by_url: bool = False, baseline: str | None = None) -> None:
+        wall = [w for w, _, _ in samples]
+        cpu = statistics.median(c for _, c, _ in samples)
+        note = f"first {wall[0]:.2f} s; CPU (server + browser) {cpu:.2f} s"
+        if by_url:
+            h1 = [m["h1"] for _, _, m in samples if m.get("h1") is not None]
+            chunk = [m["plotly_end"] for _, _, m in samples if m.get("plotly_end") is not None]
+            note += f"; title shown at {_ms(statistics.median(h1) if h1 else None)}"
+            if chunk:
+                note += f", Plotly chunk in at {_ms(statistics.median(chunk))}"
+        for name, value in baselines.items():
+            if baseline is None or name == baseline:
+                note += f"; {statistics.median(wall) / value:.1f}x {name}"
+        rows.append(_row(label, wall, target, note))
+
+    app_base = [_render(page, via_url(""), 0, "Reviewer") for _ in range(3)]
+    rows_for("(baseline) the app's first page: load by URL", app_base, None, by_url=True)
+    baselines["the app's first page"] = statistics.median(w for w, _, _ in app_base)
+    rows_for("(baseline) a bare page with one 2-bar Plotly chart: load by URL "
+             "(Streamlit's and Plotly's own cost)", floor, None, by_url=True)
+    baselines["the Plotly floor"] = statistics.median(w for w, _, _ in floor)
+
+    costs = [_render(page, via_url("costs"), 5, "Most expensive runs") for _ in range(3)]
+    rows_for("Costs page: load by URL (a full page load; first: empty cache)", costs,
+             PAGE_TARGET_S, by_url=True)
+    costs = [_render(page, via_sidebar("Costs"), 5, "Most expensive runs",
+                     setup=from_settings) for _ in range(3)]
+    rows_for("Costs page: open from the sidebar", costs, PAGE_TARGET_S,
+             baseline="the app's first page")
+    if big_run_id is not None:
+        tr = [_render(page, via_url(f"traces?run={big_run_id}"), 1, "LLM calls")
+              for _ in range(3)]
+        rows_for("Traces page, 500-call run: load by URL (a full page load)", tr,
+                 PAGE_TARGET_S, by_url=True)
+        # seed-demo makes the long run the newest: the page opens on it.
+        tr = [_render(page, via_sidebar("Traces"), 1, "LLM calls", setup=from_settings)
+              for _ in range(3)]
+        rows_for("Traces page, 500-call run: open from the sidebar", tr, TRACE_TARGET_S,
+                 baseline="the app's first page")
+
+        tr = []
+        for _ in range(3):
+            # Only the switch is timed, not the page it starts from.
+            page.goto(f"{base}/traces?run=2")
+            _settle(page, 1, "LLM calls")
+            c0, t0 = _cpu_seconds(), time.perf_counter()
+            page.get_by_test_id("stSelectbox").first.click()
+            page.keyboard.type(f"#{big_run_id} ")
+            page.keyboard.press("Enter")
+            page.get_by_test_id("stMetric").filter(has_text="LLM calls").filter(
+                has_text="500").wait_for(timeout=120_000)
+            _settle(page, 1, "LLM calls")
+            tr.append((time.perf_counter() - t0, _cpu_seconds() - c0, {}))
+        rows_for("Traces page: open the 500-call run from the run picker", tr,
+                 TRACE_TARGET_S, baseline="the app's first page")
+    page.close()
     return rows
 
 

@@ -13,6 +13,10 @@ import pytest
 for _var in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_MODEL"):
     os.environ.pop(_var, None)
 os.environ["DRAFTROOM_BACKEND"] = "offline"
+# No in-app worker thread from an AppTest: it would outlive its test and drive the next
+# test's runs. Tests that want one start a Worker themselves; the browser tests' server
+# turns it on (tests/e2e/server.py).
+os.environ["DRAFTROOM_INAPP_WORKER"] = "0"
 
 ROOT = Path(__file__).resolve().parent.parent
 ARTIFACTS = ROOT / "test-artifacts"
