@@ -17,7 +17,13 @@ from db.models import CallRollup, HumanAction, LLMCall, Run
 from db.session import get_engine, reset_engines, session_scope
 from engine import ops, rollup, settings
 from engine.seed_demo import seed_demo
-from ui.ops_figures import cost_bars_figure, error_rate_figure, latency_figure, spend_by_day_figure
+from ui.ops_figures import (
+    cost_bars_figure,
+    error_rate_figure,
+    latency_figure,
+    spend_by_day_figure,
+    top_runs_markdown,
+)
 
 END = datetime(2026, 3, 20, 18, 0, tzinfo=UTC)
 TODAY = END.date()
@@ -277,3 +283,24 @@ def test_figures_label_unpriced_spend_and_never_draw_it_as_zero_dollars(seeded: 
 def test_figures_of_an_empty_range_say_so() -> None:
     fig = cost_bars_figure(pd.DataFrame(columns=["model", "cost_usd"]), "model")
     assert "No calls" in fig.layout.annotations[0].text
+
+
+def test_the_most_expensive_runs_table_links_each_run_and_shows_titles_as_text() -> None:
+    df = pd.DataFrame([
+        {"run_id": 7, "title": "Evil | [click](https://x.test) **bold**", "kind": "protocol",
+         "status": "approved", "stage": "draft", "created_at": datetime(2026, 3, 1, 9, 5),
+         "cost_usd": 0.51234, "calls": 12, "filtered_cost_usd": float("nan")},
+        {"run_id": 8, "title": "Plain", "kind": "campaign", "status": "awaiting_review",
+         "stage": "messages", "created_at": datetime(2026, 3, 2, 10, 0), "cost_usd": 0.1,
+         "calls": 3, "filtered_cost_usd": 0.05},
+    ])
+    md = top_runs_markdown(df, filtered=True)
+    lines = md.splitlines()
+    assert len(lines) == 4 and lines[0].startswith("| Run | Trace |") and "Filtered" in lines[0]
+    assert "[#7](run?run=7)" in lines[2] and "[timeline](traces?run=7)" in lines[2]
+    # A title can neither add a cell nor a link nor markup.
+    assert lines[2].count(" | ") == lines[0].count(" | ")
+    assert "\\[click\\]" in lines[2] and "\\*\\*bold" in lines[2]
+    assert "$0.5123" in lines[2] and "2026-03-01 09:05" in lines[2] and lines[2].endswith("| – |")
+    assert "$0.0500" in lines[3] and "Awaiting review" in lines[3]
+    assert "Filtered" not in top_runs_markdown(df)
