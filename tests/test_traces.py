@@ -18,9 +18,10 @@ from engine.leases import claim_run
 from engine.llm.base import LLMError
 from engine.seed_demo import seed_demo
 from engine.supervisor import Supervisor
+from engine.traces import CallSpan
 from tests.factories import GOOD_CLINICAL, GOOD_SAFETY, INTENT, protocol_draft, review
 from tests.utils.scripted import ScriptedModel
-from ui.ops_figures import ERROR_RED, ActiveClock, trace_timeline_figure
+from ui.ops_figures import ERROR_RED, ActiveClock, _lanes, trace_timeline_figure
 
 CALL_COST = (800 * 0.40 + 200 * 0.10 + 500 * 1.60) / 1e6
 
@@ -209,8 +210,21 @@ def test_a_500_call_run_loads_whole_and_draws_a_window(db_url: str) -> None:
     drawn = [i for tr in fig.data for i in tr.customdata if i is not None]
     assert sorted(drawn) == sorted(c.id for s in window for c in s.calls)
     rows = list(fig.layout.yaxis.ticktext)
-    assert len(rows) == 40 + sum(len(s.calls) for s in window)
-    assert rows[0].startswith(f"#{window[0].seq} ") and rows[1].strip().startswith("↳")
+    assert [r.split()[0] for r in rows] == [f"#{s.seq}" for s in window]  # a row per step
+    # Each call is drawn inside its step's row, and calls at the same time do not overlap.
+    row_of = {c.id: i for i, s in enumerate(window) for c in s.calls}
+    placed = {i: (y, w, base, x) for tr in fig.data if tr.meta["series"] not in
+              ("step", "step failed")
+              for i, y, w, base, x in zip(tr.customdata, tr.y, tr.width, tr.base, tr.x,
+                                          strict=True)}
+    for call_id, (y, w, _base, _x) in placed.items():
+        assert row_of[call_id] - 0.45 <= y - w / 2 and y + w / 2 <= row_of[call_id] + 0.45
+    for s in window:
+        spans = [placed[c.id] for c in s.calls]
+        for i, (y1, w1, b1, x1) in enumerate(spans):
+            for y2, w2, b2, x2 in spans[i + 1:]:
+                same_time = b1 < b2 + x2 and b2 < b1 + x1
+                assert not same_time or abs(y1 - y2) >= (w1 + w2) / 2
     errors = [tr for tr in fig.data if tr.meta["series"] == "error"]
     failed = [c.id for s in window for c in s.calls if c.status != "ok"]
     assert (errors[0].marker.color == ERROR_RED and sorted(errors[0].customdata) == sorted(failed)
@@ -228,3 +242,18 @@ def test_long_waits_are_collapsed_on_the_timeline() -> None:
     assert clock.x(t0 + timedelta(hours=3, seconds=4)) == pytest.approx(15)  # true length kept
     assert len(clock.gaps) == 1 and clock.gaps[0].real_seconds == pytest.approx(3 * 3600 - 9)
     assert clock.gaps[0].at == pytest.approx(10)
+
+
+def test_calls_at_the_same_time_get_lanes_of_their_own() -> None:
+    t0 = datetime(2026, 3, 1, 9, tzinfo=UTC)
+
+    def call(i: int, start_s: float, ms: float) -> CallSpan:
+        return CallSpan(id=i, step_id=1, agent="critic", backend="openai", model="m", stage="s",
+                        prompt_version=None, prompt_tokens=1, cached_tokens=0,
+                        completion_tokens=1, cost_usd=0.0, latency_ms=ms, status="ok",
+                        error=None, attempts=1, started_at=t0 + timedelta(seconds=start_s))
+
+    # Two critics at once, a third after both, a fourth overlapping only the third.
+    calls = [call(1, 0, 300), call(2, 0.01, 310), call(3, 0.5, 200), call(4, 0.6, 50)]
+    assert _lanes(calls) == [0, 1, 0, 1]
+    assert _lanes([]) == []

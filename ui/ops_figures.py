@@ -284,10 +284,26 @@ def _step_hover(s: StepSpan) -> str:
     return "<br>".join(text)
 
 
+def _lanes(calls: list[CallSpan]) -> list[int]:
+    """A lane per call within its step's row, so that calls at the same time (concurrent
+    critics) sit one above the other: the first lane free when the call starts."""
+    ends: list[datetime] = []
+    lanes = []
+    for c in calls:
+        lane = next((i for i, end in enumerate(ends) if end <= c.started_at), len(ends))
+        if lane == len(ends):
+            ends.append(c.finished_at)
+        else:
+            ends[lane] = c.finished_at
+        lanes.append(lane)
+    return lanes
+
+
 def trace_timeline_figure(trace: RunTrace, *, steps: list[StepSpan] | None = None) -> go.Figure:
-    """A Gantt of steps with their calls nested under them (one row each), calls coloured by
-    agent, failed calls and steps red. Each call bar's customdata is its call id (clicking
-    it selects the call); step bars carry None."""
+    """A Gantt with a row per step: the step's bar behind, its calls nested inside it (in
+    lanes when they overlap), coloured by agent, failed calls and steps red. One row per
+    step, not per call, halves the labels the browser lays out. Each call bar's customdata
+    is its call id (clicking it selects the call); step bars carry None."""
     shown = trace.steps if steps is None else steps
     rows: list[str] = []
     agents = sorted({c.agent for s in trace.steps for c in s.calls})
@@ -295,26 +311,33 @@ def trace_timeline_figure(trace: RunTrace, *, steps: list[StepSpan] | None = Non
                         + [(c.started_at, c.finished_at) for s in shown for c in s.calls])
     bars: dict[str, dict[str, list]] = {}
 
-    def add(series: str, row: int, start: datetime, end: datetime, hover: str,
+    def add(series: str, y: float, width: float, start: datetime, end: datetime, hover: str,
             call_id: int | None) -> None:
-        b = bars.setdefault(series, {"y": [], "base": [], "x": [], "text": [], "id": []})
+        b = bars.setdefault(series, {"y": [], "w": [], "base": [], "x": [], "text": [],
+                                     "id": []})
         x0 = clock.x(start)
-        b["y"].append(row)
+        b["y"].append(y)
+        b["w"].append(width)
         b["base"].append(x0)
         b["x"].append(max(clock.x(end) - x0, 0.05))
         b["text"].append(hover)
         b["id"].append(call_id)
 
+    lane_rows = 0
     for s in shown:
         row = len(rows)
         rows.append(f"#{s.seq} {s.node}")
-        add("step failed" if s.status == "error" else "step", row, s.started_at, s.end,
+        add("step failed" if s.status == "error" else "step", row, 0.9, s.started_at, s.end,
             _step_hover(s), None)
-        for c in s.calls:
-            row = len(rows)
-            rows.append(f"   ↳ {plain(c.agent)}")
-            add("error" if c.status != "ok" else c.agent, row, c.started_at, c.finished_at,
-                _call_hover(c), c.id)
+        calls = sorted(s.calls, key=lambda c: c.started_at)
+        lanes = _lanes(calls)
+        n = max(lanes, default=0) + 1
+        lane_rows += n
+        height = 0.7 / n
+        for c, lane in zip(calls, lanes, strict=True):
+            y = row - 0.35 + height * (lane + 0.5)
+            add("error" if c.status != "ok" else c.agent, y, height * 0.85, c.started_at,
+                c.finished_at, _call_hover(c), c.id)
     fig = go.Figure()
     order = ["step", "step failed"] + agents + ["error"]
     for series in sorted(bars, key=order.index):
@@ -323,11 +346,11 @@ def trace_timeline_figure(trace: RunTrace, *, steps: list[StepSpan] | None = Non
                  else ERROR_RED if series == "error"
                  else AGENT_PALETTE[agents.index(series) % len(AGENT_PALETTE)])
         fig.add_trace(go.Bar(
-            y=b["y"], x=b["x"], base=b["base"], orientation="h", name=plain(series),
+            y=b["y"], x=b["x"], base=b["base"], width=b["w"], orientation="h",
+            name=plain(series),
             meta={"series": series}, customdata=b["id"], hovertext=b["text"],
             hovertemplate="%{hovertext}<extra></extra>",
             marker={"color": color, "line": {"width": 0}},
-            width=0.9 if series.startswith("step") else 0.6,
             # A clicked call stays bright; the rest dim only a little.
             selected={"marker": {"opacity": 1.0}}, unselected={"marker": {"opacity": 0.55}},
         ))
@@ -338,7 +361,8 @@ def trace_timeline_figure(trace: RunTrace, *, steps: list[StepSpan] | None = Non
     fig.update_layout(
         meta={"summary": f"Run {trace.run_id}: {len(shown)} steps, "
                          f"{sum(len(s.calls) for s in shown)} calls"},
-        barmode="overlay", height=max(300, 100 + 19 * len(rows)), clickmode="event+select",
+        barmode="overlay", height=max(300, 100 + 19 * (len(rows) + lane_rows)),
+        clickmode="event+select",
         # The time axis on top, where the first steps are; the legend beside the rows.
         xaxis={"title": {"text": "seconds of activity (long waits collapsed, marked ⋯)"},
                "rangemode": "tozero", "side": "top"},
