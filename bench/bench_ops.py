@@ -164,7 +164,8 @@ MARKS_READ = """(() => {
 
 
 @contextmanager
-def _streamlit(url: str, log: Path, script: Path | None = None) -> Iterator[str]:
+def _streamlit(url: str, log: Path, script: Path | None = None) -> Iterator[tuple[str, int]]:
+    """A Streamlit server on `url`'s database: (its address, its process id)."""
     port = _free_port()
     env = {**os.environ, "DATABASE_URL": url, "DRAFTROOM_INAPP_WORKER": "0",
            "DRAFTROOM_BACKEND": "offline"}
@@ -182,7 +183,7 @@ def _streamlit(url: str, log: Path, script: Path | None = None) -> Iterator[str]
                     break
             except OSError:
                 time.sleep(0.2)
-        yield base
+        yield base, proc.pid
     finally:
         proc.terminate()
         try:
@@ -245,7 +246,7 @@ def _plotly_floor(tmp: Path, url: str, browser: Any) -> list[Sample]:
     cache, as the app's pages get)."""
     script = tmp / "plotly_floor.py"
     script.write_text(PLOTLY_FLOOR_APP)
-    with _streamlit(url, tmp / "floor.log", script) as base:
+    with _streamlit(url, tmp / "floor.log", script) as (base, _pid):
         page = browser.new_page(viewport={"width": 1500, "height": 1100})
         page.add_init_script(MARKS_JS)
         try:
@@ -267,11 +268,30 @@ def _browser(url: str, big_run_id: int | None, tmp: Path) -> list[dict[str, Any]
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         try:
             floor = _plotly_floor(tmp, url, browser)
-            with _streamlit(url, tmp / "streamlit.log") as base:
+            with _streamlit(url, tmp / "streamlit.log") as (base, pid):
                 rows += _app_rows(browser, base, big_run_id, floor)
+                rows.append(_memory_row(pid))
         finally:
             browser.close()
     return rows
+
+
+def _memory_row(pid: int) -> dict[str, Any]:
+    """The app server's peak and current resident memory after every page load above."""
+    status: dict[str, float] = {}
+    with open(f"/proc/{pid}/status") as fh:
+        for line in fh:
+            key, _, value = line.partition(":")
+            if key in ("VmHWM", "VmRSS"):
+                status[key] = int(value.split()[0]) / 1024  # kB -> MB
+    return {
+        "bench": "ops", "measure": "memory: the app's process (Streamlit server), after the "
+                                   "Costs and Traces loads above",
+        "median_s": None, "max_s": None, "n": 1, "target_s": None, "ok": None,
+        "result": f"peak RSS (VmHWM) {status.get('VmHWM', 0):.0f} MB; "
+                  f"RSS now {status.get('VmRSS', 0):.0f} MB",
+        "command": "python -m bench.bench_ops",
+    }
 
 
 def _ms(v: float | None) -> str:
@@ -420,6 +440,10 @@ def print_table(rows: list[dict[str, Any]]) -> None:
     for r in rows:
         target = f"{r['target_s']:.1f} s" if r["target_s"] else "-"
         ok = "-" if r["ok"] is None else ("yes" if r["ok"] else "NO")
+        if r["median_s"] is None:  # not a time: the result is the figure
+            print(f"{r['measure']:<{width}}  {'-':>10}  {'-':>10}  {target:>8}  {ok:<3}  "
+                  f"{r['result']}")
+            continue
         note = r["result"].split("; ", 1)[1] if "; " in r["result"] else ""
         print(f"{r['measure']:<{width}}  {r['median_s'] * 1000:>8.1f}ms  "
               f"{r['max_s'] * 1000:>8.1f}ms  {target:>8}  {ok:<3}  {note}")
