@@ -259,7 +259,8 @@ def approve(
         if blocking and not reason:
             cats = sorted({f.category for f in blocking})
             raise ApprovalBlocked(
-                f"Version {draft.version} has {len(blocking)} open safety flag(s) "
+                f"Version {draft.version} has {len(blocking)} open "
+                f"{get_pipeline(run.kind).flags_name} flag(s) "
                 f"({', '.join(cats)}). Give an override reason to approve it anyway.",
                 cats,
             )

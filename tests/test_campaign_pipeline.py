@@ -11,7 +11,7 @@ import pytest
 from engine import service, views
 from engine.brands import list_brands
 from engine.creators import edit_shortlist, parse_shortlist
-from engine.errors import InvalidInput, InvalidState
+from engine.errors import ApprovalBlocked, InvalidInput, InvalidState
 from engine.leases import claim_run
 from engine.llm.base import AgentCall, LLMResponse
 from engine.llm.offline import OfflineBackend
@@ -261,3 +261,11 @@ def test_feedback_on_one_stage_does_not_leak_into_the_next(db_url: str) -> None:
     drive(run_id)
     body = views.get_run(run_id).current.content  # type: ignore[union-attr]
     assert "The oat-milk latte." in body and "rooftop" not in body.lower()
+
+
+def test_approving_a_flagged_campaign_version_names_its_compliance_flags(db_url: str) -> None:
+    run_id = start(goal="Guaranteed 500 new brunch customers, risk-free for students")
+    drive(run_id)
+    v1 = next(x for x in views.get_run(run_id).drafts if x.stage == "brief")
+    with pytest.raises(ApprovalBlocked, match=r"1 open compliance flag\(s\) \(banned_claim\)"):
+        service.approve(run_id=run_id, actor=ACTOR, draft_id=v1.id)

@@ -20,6 +20,7 @@ from db.models import RunStatus
 from engine import service
 from engine.errors import ApprovalBlocked, ServiceError, StaleRun
 from engine.export import export_markdown
+from engine.pipelines.registry import get_pipeline
 from engine.views import DraftView, RunDetail
 from ui.markdown import escape_inline
 from ui.reviewer import MISSING_HINT, acting, permitted, role_hint
@@ -193,7 +194,7 @@ def render_acts(detail: RunDetail, draft: DraftView | None, actor: str) -> None:
     if "retry" in offered:
         _retry_form(seen, not may["retry"])
     if "approve" in offered and draft is not None:
-        _approve_form(seen, draft, not may["approve"])
+        _approve_form(seen, draft, detail.kind, not may["approve"])
     if "revise" in offered:
         _revise_form(seen, detail.kind, not may["revise"])
     if "reject" in offered:
@@ -229,13 +230,14 @@ def _approve(seen: Seen) -> None:
              f"Approved v{seen.draft_version}.")
 
 
-def _approve_form(seen: Seen, draft: DraftView, disabled: bool) -> None:
+def _approve_form(seen: Seen, draft: DraftView, kind: str, disabled: bool) -> None:
     blocking = [f for f in draft.flags if f.blocking]
     with st.form(f"approve_{seen.run_id}"):
         st.markdown("**Approve**")
         if blocking:
             cats = ", ".join(sorted({f.category.replace("_", " ") for f in blocking}))
-            st.markdown(f":red[v{draft.version} has {len(blocking)} open safety "
+            noun = get_pipeline(kind).flags_name
+            st.markdown(f":red[v{draft.version} has {len(blocking)} open {noun} "
                         f"flag{'s' if len(blocking) != 1 else ''} ({escape_inline(cats)}).] "
                         "Approving it anyway needs an override reason, kept in the audit trail.")
         st.text_area(

@@ -95,6 +95,8 @@ class Pipeline:
     stages: tuple[StageSpec, ...]
     title: Callable[[Any], str]
     default_params: dict[str, Any] = field(default_factory=dict)
+    flags_name: str = "safety"
+    """What its deterministic checks' flags are called to a person ("compliance" flags)."""
     stage_context: Callable[[Any, int, str], dict[str, Any]] | None = None
     """(session, run id, stage) -> context for the drafter, e.g. earlier approved stages."""
 

@@ -223,6 +223,7 @@ def _title(i: CampaignInput) -> str:
 
 CAMPAIGN = Pipeline(
     kind="campaign",
+    flags_name="compliance",
     input_model=CampaignInput,
     stages=(
         _stage("brief", BRIEF_WRITER, render_brief),
