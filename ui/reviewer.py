@@ -1,15 +1,23 @@
 """Who is acting. With OIDC configured (Streamlit's st.login, `[auth]` in secrets.toml) the
 name comes from the login and acts are recorded as verified; otherwise it is the name typed in
-the sidebar, kept for the browser session and marked unverified in the audit trail."""
+the sidebar, marked unverified in the audit trail, and remembered by this browser in a cookie
+(a reload or a new tab starts a new Streamlit session, which would otherwise forget it)."""
 
 from __future__ import annotations
+
+import json
+from urllib.parse import unquote
 
 import streamlit as st
 
 from engine.identity import Identity, who
+from engine.text import clean_text
 
 KEY = "reviewer"
 WIDGET_KEY = "reviewer_input"
+COOKIE = "draftroom_reviewer"
+MAX_NAME = 120
+_PENDING = "_reviewer_cookie_pending"
 MISSING_HINT = "Enter your name under **Reviewer** in the sidebar to act on runs."
 
 
@@ -30,7 +38,18 @@ def _login() -> dict[str, object] | None:
 
 
 def identity() -> Identity:
+    if KEY not in st.session_state:
+        st.session_state[KEY] = _remembered()
     return who(_login(), str(st.session_state.get(KEY) or ""))
+
+
+def _remembered() -> str:
+    """The name this browser remembered, or ""; cleaned like a typed one."""
+    try:
+        raw = st.context.cookies.get(COOKIE) or ""
+    except Exception:  # no browser behind this session (AppTest, bare mode)
+        return ""
+    return clean_text(unquote(raw)).strip()[:MAX_NAME]
 
 
 def reviewer() -> str:
@@ -47,7 +66,21 @@ def sync_from_widget() -> None:
     """on_change of the sidebar field: keep the name under a key Streamlit never cleans up
     (widget state is dropped when a page switch re-creates the widget)."""
     st.session_state[KEY] = str(st.session_state.get(WIDGET_KEY) or "").strip()
+    st.session_state[_PENDING] = True
 
+
+def remember_in_browser() -> None:
+    """After the name changed: store it in this browser's cookie (or forget it when cleared),
+    by a script that runs in the page. The name is a JSON string literal with <, > and &
+    escaped, so no name can close the script or inject markup."""
+    if not st.session_state.pop(_PENDING, False):
+        return
+    name = json.dumps(str(st.session_state.get(KEY) or ""))
+    for ch, esc in (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026")):
+        name = name.replace(ch, esc)
+    st.html(f"<script>(() => {{ const n = {name}; document.cookie = '{COOKIE}=' + "
+            "encodeURIComponent(n) + '; path=/; SameSite=Strict; max-age=' + "
+            "(n ? 31536000 : 0); })();</script>", unsafe_allow_javascript=True)
 
 def prepare_widget() -> None:
     """Before drawing the sidebar field: show the name kept for this session."""

@@ -23,10 +23,10 @@ def render_sidebar(worker: WorkerStatus) -> None:
                           help="Acts are recorded as verified when you sign in.")
             reviewer.prepare_widget()
             st.text_input("Reviewer", key=reviewer.WIDGET_KEY, placeholder="Your name",
-                          max_chars=120, on_change=reviewer.sync_from_widget,
+                          max_chars=reviewer.MAX_NAME, on_change=reviewer.sync_from_widget,
                           help="Recorded on every act (approve, edit, send back, reject, halt) "
-                               "in the run's audit trail, marked unverified. Kept for this "
-                               "browser session.")
+                               "in the run's audit trail, marked unverified. This browser "
+                               "remembers it; clear the field to forget it.")
         name = me.name
         if not name:
             st.caption(":orange[:material/info: Needed before you start, edit or approve.]")
@@ -42,6 +42,7 @@ def render_sidebar(worker: WorkerStatus) -> None:
             st.caption(f":material/cloud: {info.label}")
         st.caption(f":material/database: {describe_database()}")
         st.caption(_worker_line(worker))
+        reviewer.remember_in_browser()  # last: its (empty) element leaves no gap above
 
 
 def _worker_line(w: WorkerStatus) -> str:
