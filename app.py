@@ -15,6 +15,10 @@ from ui.worker import ensure_worker
 HERE = Path(__file__).parent
 
 st.set_page_config(page_title="Draftroom", page_icon=":material/edit_note:", layout="wide")
+# A wide Markdown table (a campaign plan's deliverables per creator) scrolls sideways inside
+# its column, as on GitHub, instead of spilling over the column's border.
+st.html("<style>[data-testid='stMarkdownContainer'] table "
+        "{display: block; overflow-x: auto; max-width: 100%;}</style>")
 
 # (file, title, icon); pages other engineers write appear once their file exists.
 SECTIONS: dict[str, list[tuple[str, str, str]]] = {
