@@ -3,10 +3,26 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
 from tests.e2e.server import CHROMIUM, CHROMIUM_ARGS
+
+HERE = Path(__file__).resolve().parent
+
+
+@pytest.hookimpl(tryfirst=True)  # before -m "not browser" deselects by marker
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Every test in this folder is a browser test; all skip with one reason when Debian's
+    Chromium is missing."""
+    missing = not Path(CHROMIUM).exists()
+    for item in items:
+        if item.path.resolve().parent == HERE:
+            item.add_marker(pytest.mark.browser)
+            if missing:
+                item.add_marker(pytest.mark.skip(
+                    reason=f"{CHROMIUM} is missing: `make system-deps` installs it"))
 
 
 @pytest.fixture(scope="module")

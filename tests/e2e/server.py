@@ -21,6 +21,16 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic"
                  "--disable-sync"]
 
 
+def playwright_expect(timeout_ms: int = 30_000):  # type: ignore[no-untyped-def]
+    """Playwright's `expect` with a timeout a loaded CI machine can meet; the calling module
+    is skipped when Playwright is not installed."""
+    import pytest
+
+    api = pytest.importorskip("playwright.sync_api")
+    api.expect.set_options(timeout=timeout_ms)
+    return api.expect
+
+
 @dataclass(frozen=True)
 class AppServer:
     url: str

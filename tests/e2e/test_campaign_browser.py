@@ -14,17 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.server import CHROMIUM, CHROMIUM_ARGS, AppServer, streamlit_app
-
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(not Path(CHROMIUM).exists(),
-                       reason=f"{CHROMIUM} is missing: `make system-deps` installs it"),
-]
+from tests.e2e.server import CHROMIUM, CHROMIUM_ARGS, AppServer, playwright_expect, streamlit_app
 
 playwright_api = pytest.importorskip("playwright.sync_api")
-expect = playwright_api.expect
-expect.set_options(timeout=30_000)
+expect = playwright_expect()
 
 MARKETER = "Mia Levin"
 ADDED = "@photo.walks.rehovot"

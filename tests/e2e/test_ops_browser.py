@@ -9,16 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.server import CHROMIUM, AppServer, streamlit_app, using_database
+from tests.e2e.server import AppServer, playwright_expect, streamlit_app, using_database
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(not Path(CHROMIUM).exists(),
-                       reason=f"{CHROMIUM} is missing: `make system-deps` installs chromium"),
-]
-
-playwright_api = pytest.importorskip("playwright.sync_api")
-expect = playwright_api.expect
+expect = playwright_expect()
 
 WAIT = 60_000  # ms; a loaded 2-core machine draws Plotly slowly
 DONE = "!document.querySelector('[data-testid=\"stStatusWidget\"]')"

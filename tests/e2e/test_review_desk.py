@@ -10,17 +10,15 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.server import CHROMIUM, AppServer, app_sharing_database, streamlit_app, wait_status
+from tests.e2e.server import (
+    AppServer,
+    app_sharing_database,
+    playwright_expect,
+    streamlit_app,
+    wait_status,
+)
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(not Path(CHROMIUM).exists(),
-                       reason=f"{CHROMIUM} is missing: `make system-deps` installs it"),
-]
-
-playwright_api = pytest.importorskip("playwright.sync_api")
-expect = playwright_api.expect
-expect.set_options(timeout=30_000)
+expect = playwright_expect()
 
 REVIEWER = "Dr. Rivera"
 WAIT = 30_000  # ms; the offline loop takes a second or two, a loaded CI machine longer

@@ -5,20 +5,12 @@ stored and shown as text, never run."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
-from tests.e2e.server import CHROMIUM, AppServer, streamlit_app
+from tests.e2e.server import AppServer, playwright_expect, streamlit_app
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(not Path(CHROMIUM).exists(),
-                       reason=f"{CHROMIUM} is missing: `make system-deps` installs it"),
-]
-
-playwright_api = pytest.importorskip("playwright.sync_api")
-expect = playwright_api.expect
+expect = playwright_expect()
 WAIT = 30_000
 
 

@@ -9,16 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.server import CHROMIUM, AppServer, app_sharing_database, wait_status
+from tests.e2e.server import AppServer, app_sharing_database, playwright_expect, wait_status
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(not Path(CHROMIUM).exists(),
-                       reason=f"{CHROMIUM} is missing: `make system-deps` installs it"),
-]
-
-playwright_api = pytest.importorskip("playwright.sync_api")
-expect = playwright_api.expect
+expect = playwright_expect()
 WAIT = 30_000
 STALE = "This run changed since you opened it"
 
