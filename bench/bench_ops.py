@@ -10,13 +10,9 @@ from __future__ import annotations
 
 import argparse
 import os
-import socket
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
-import urllib.request
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
@@ -24,12 +20,9 @@ from pathlib import Path
 from typing import Any
 
 from bench._harness import database
+from tests.e2e.server import CHROMIUM, CHROMIUM_ARGS, serve
 
 ROOT = Path(__file__).resolve().parent.parent
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync"]
 QUERY_TARGET_S = 0.3
 PAGE_TARGET_S = 2.0
 TRACE_TARGET_S = 1.0
@@ -125,12 +118,6 @@ def _raw_group_by() -> dict[str, Any]:
 # -- the browser ----------------------------------------------------------------------------
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 # A bare page with one two-bar Plotly chart: what Streamlit and Plotly cost a full page load
 # before any page of ours does anything (the Plotly chunk is 4.7 MB of JavaScript that a
 # fresh document compiles and runs before it draws the first chart).
@@ -165,31 +152,10 @@ MARKS_READ = """(() => {
 
 @contextmanager
 def _streamlit(url: str, log: Path, script: Path | None = None) -> Iterator[tuple[str, int]]:
-    """A Streamlit server on `url`'s database: (its address, its process id)."""
-    port = _free_port()
-    env = {**os.environ, "DATABASE_URL": url, "DRAFTROOM_INAPP_WORKER": "0",
-           "DRAFTROOM_BACKEND": "offline"}
-    cmd = [sys.executable, "-m", "streamlit", "run", str(script or ROOT / "app.py"),
-           "--server.port", str(port), "--server.address", "127.0.0.1", "--server.headless", "true",
-           "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"]
-    with log.open("wb") as out:
-        proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 90
-        while time.monotonic() < deadline:
-            try:
-                with urllib.request.urlopen(f"{base}/_stcore/health", timeout=1):
-                    break
-            except OSError:
-                time.sleep(0.2)
+    """A Streamlit server on `url`'s database, no in-app worker: (its address, its pid)."""
+    with serve(script or ROOT / "app.py", url, log, env={"DRAFTROOM_INAPP_WORKER": "0"},
+               timeout=90) as (base, proc):
         yield base, proc.pid
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
 
 
 def _cpu_seconds() -> float:

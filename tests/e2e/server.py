@@ -61,17 +61,16 @@ def _wait_healthy(url: str, proc: subprocess.Popen[bytes], log: Path, timeout: f
 
 
 @contextmanager
-def streamlit_app(tmp: Path, *, env: dict[str, str] | None = None,
-                  timeout: float = 60) -> Iterator[AppServer]:
-    """The app on a free port, with the in-app worker and a fresh SQLite database in `tmp`."""
+def serve(script: Path, database_url: str, log: Path, *, env: dict[str, str] | None = None,
+          timeout: float = 60) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """`streamlit run script` on a free localhost port over `database_url`, offline, until the
+    block ends: (its address, its process)."""
     port = free_port()
-    db = f"sqlite:///{tmp / 'e2e.db'}"
-    log = tmp / "streamlit.log"
-    full_env = {**os.environ, "DATABASE_URL": db, "DRAFTROOM_BACKEND": "offline",
-                "DRAFTROOM_INAPP_WORKER": "1", **(env or {})}
+    full_env = {**os.environ, "DATABASE_URL": database_url, "DRAFTROOM_BACKEND": "offline",
+                **(env or {})}
     for var in ("OPENAI_API_KEY", "OPENAI_BASE_URL"):
         full_env.pop(var, None)
-    cmd = [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"),
+    cmd = [sys.executable, "-m", "streamlit", "run", str(script),
            "--server.port", str(port), "--server.address", "127.0.0.1",
            "--server.headless", "true", "--browser.gatherUsageStats", "false",
            "--server.fileWatcherType", "none"]
@@ -80,7 +79,7 @@ def streamlit_app(tmp: Path, *, env: dict[str, str] | None = None,
     url = f"http://127.0.0.1:{port}"
     try:
         _wait_healthy(url, proc, log, timeout)
-        yield AppServer(url=url, database_url=db, log=log)
+        yield url, proc
     finally:
         proc.terminate()
         try:
@@ -90,16 +89,15 @@ def streamlit_app(tmp: Path, *, env: dict[str, str] | None = None,
             proc.wait(timeout=5)
 
 
-if __name__ == "__main__":
-    import tempfile
-
-    with tempfile.TemporaryDirectory() as d, streamlit_app(Path(d)) as app:
-        print(f"Draftroom at {app.url} (database {app.database_url}); Ctrl-C stops it")
-        try:
-            while True:
-                time.sleep(1)
-        except KeyboardInterrupt:
-            pass
+@contextmanager
+def streamlit_app(tmp: Path, *, env: dict[str, str] | None = None,
+                  timeout: float = 60) -> Iterator[AppServer]:
+    """The app on a free port, with the in-app worker and a fresh SQLite database in `tmp`."""
+    db = f"sqlite:///{tmp / 'e2e.db'}"
+    log = tmp / "streamlit.log"
+    with serve(ROOT / "app.py", db, log, env={"DRAFTROOM_INAPP_WORKER": "1", **(env or {})},
+               timeout=timeout) as (url, _proc):
+        yield AppServer(url=url, database_url=db, log=log)
 
 
 @contextmanager
@@ -137,3 +135,15 @@ def wait_status(run_id: int, status: str, timeout: float = 60) -> None:
             return
         time.sleep(0.2)
     raise AssertionError(f"run {run_id} is {get_run(run_id).status}, not {status}")
+
+
+if __name__ == "__main__":
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as d, streamlit_app(Path(d)) as app:
+        print(f"Draftroom at {app.url} (database {app.database_url}); Ctrl-C stops it")
+        try:
+            while True:
+                time.sleep(1)
+        except KeyboardInterrupt:
+            pass

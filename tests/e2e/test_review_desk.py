@@ -3,7 +3,6 @@ backend, driven by Playwright. Screenshots of every page go to test-artifacts/."
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,6 +14,7 @@ from tests.e2e.server import (
     app_sharing_database,
     playwright_expect,
     streamlit_app,
+    using_database,
     wait_status,
 )
 
@@ -187,15 +187,13 @@ def test_restarting_the_app_resumes_queued_and_abandoned_runs(browser, tmp_path:
     from datetime import timedelta
 
     from db.models import Run, utcnow
-    from db.session import reset_engines, session_scope
+    from db.session import session_scope
     from engine import service
     from engine.views import get_run
 
-    old = os.environ.get("DATABASE_URL")
-    try:
-        with streamlit_app(tmp_path, env={"DRAFTROOM_INAPP_WORKER": "0"}) as first:
-            os.environ["DATABASE_URL"] = first.database_url
-            reset_engines()
+    # Both apps use the same file (tmp_path/e2e.db); this process reads and writes it too.
+    with using_database(f"sqlite:///{tmp_path / 'e2e.db'}"):
+        with streamlit_app(tmp_path, env={"DRAFTROOM_INAPP_WORKER": "0"}):
             queued = service.start_run(kind="protocol", actor="x",
                                        input={"intent": "Sleep worries", "audience": "adults"})
             dead = service.start_run(kind="protocol", actor="x",
@@ -214,9 +212,3 @@ def test_restarting_the_app_resumes_queued_and_abandoned_runs(browser, tmp_path:
             ctx.close()
             wait_status(queued, "awaiting_review")
             assert get_run(dead).drafts
-    finally:
-        if old is None:
-            os.environ.pop("DATABASE_URL", None)
-        else:
-            os.environ["DATABASE_URL"] = old
-        reset_engines()
