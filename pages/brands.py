@@ -10,6 +10,7 @@ import streamlit as st
 from engine.brands import BrandOut, create_brand, list_brands, update_brand
 from engine.creators import list_creators
 from engine.errors import InvalidInput, NotFound
+from ui.form_errors import show_field_errors
 from ui.markdown import escape_inline
 from ui.reviewer import reviewer
 
@@ -67,15 +68,6 @@ def _value(b: BrandOut | None, field: str) -> str:
     return "\n".join(v) if isinstance(v, list) else str(v)
 
 
-def _show_errors(exc: InvalidInput, slots: dict[str, Any]) -> None:
-    labels = {f: label for f, label, _, _ in FIELDS}
-    for field, message in exc.fields.items():
-        key = field.split(".")[0]
-        slot = slots.get(key, slots["_form"])
-        slot.error(f"{labels.get(key, key)} {message}.", icon=":material/error:")
-    slots["_form"].error("Nothing was saved: fix the fields marked above.",
-                         icon=":material/error:")
-
 
 key = f"b{picked}"
 slots: dict[str, Any] = {}
@@ -109,7 +101,8 @@ if saved:
         st.session_state[NEXT] = out.id
         st.rerun()
     except InvalidInput as exc:
-        _show_errors(exc, slots)
+        show_field_errors(exc, slots, labels={f: label for f, label, _, _ in FIELDS},
+                          nothing="Nothing was saved")
     except NotFound as exc:
         slots["_form"].error(str(exc), icon=":material/error:")
 

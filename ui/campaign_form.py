@@ -14,6 +14,7 @@ from engine.brands import BrandOut, list_brands
 from engine.channels import CHANNELS, LABELS
 from engine.errors import InvalidInput
 from engine.pipelines.campaign import MAX_ITERATIONS, THRESHOLDS
+from ui.form_errors import show_field_errors
 from ui.markdown import escape_inline
 from ui.reviewer import MISSING_HINT
 
@@ -112,20 +113,5 @@ def render_campaign_form(actor: str) -> int | None:
             "audience": audience, "budget": budget, "channels": channels,
             "num_creators": int(creators)})
     except InvalidInput as exc:
-        _show_errors(exc, errors)
+        show_field_errors(exc, errors, labels=LABELS_BY_FIELD, nothing="Nothing was started")
         return None
-
-
-def _show_errors(exc: InvalidInput, slots: dict[str, Any]) -> None:
-    shown = False
-    for field, message in exc.fields.items():
-        key = field.split(".")[0]
-        slot = slots.get(key)
-        if slot is not None:
-            slot.error(f"{LABELS_BY_FIELD.get(key, key)} {message}.", icon=":material/error:")
-            shown = True
-    if not shown or any(f.split(".")[0] not in slots for f in exc.fields):
-        slots["_form"].error(f"Nothing was started: {exc}", icon=":material/error:")
-    else:
-        slots["_form"].error("Nothing was started: fix the fields marked above.",
-                             icon=":material/error:")

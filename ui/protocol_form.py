@@ -17,6 +17,7 @@ from engine.pipelines.protocol import (
     THRESHOLDS,
 )
 from ui.backend import backend_info
+from ui.form_errors import show_field_errors
 from ui.reviewer import MISSING_HINT, permitted, role_hint
 
 SCORE_HELP = {
@@ -63,7 +64,9 @@ def render_protocol_form(actor: str) -> int | None:
             kind="protocol", actor=actor, params=params,
             input={"intent": intent, "audience": audience, "exercise_type": exercise})
     except InvalidInput as exc:
-        _show_errors(exc, errors, {"intent": intent, "audience": audience})
+        typed = {"intent": intent, "audience": audience}
+        show_field_errors(exc, errors, labels={}, nothing="Nothing was started",
+                          blank=[f for f, v in typed.items() if not str(v).strip()])
         return None
 
 
@@ -100,20 +103,3 @@ def _advanced(errors: dict[str, Any]) -> dict[str, Any]:
     if budget is not None:
         params["budget_usd"] = float(budget)
     return params
-
-
-def _show_errors(exc: InvalidInput, slots: dict[str, Any], values: dict[str, str]) -> None:
-    shown = False
-    for field, message in exc.fields.items():
-        slot = slots.get(field.split(".")[0])
-        if not str(values.get(field, "x")).strip():
-            message = "is required"  # "at least 3 characters" reads oddly for a blank field
-        if slot is not None:
-            slot.error(f"{field.split('.')[0].replace('_', ' ').capitalize()} {message}.",
-                       icon=":material/error:")
-            shown = True
-    if not shown or any(f.split(".")[0] not in slots for f in exc.fields):
-        slots["_form"].error(f"Nothing was started: {exc}", icon=":material/error:")
-    else:
-        slots["_form"].error("Nothing was started: fix the fields marked above.",
-                             icon=":material/error:")
