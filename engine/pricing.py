@@ -15,6 +15,7 @@ from datetime import datetime
 from sqlmodel import Session, select
 
 from db.models import ModelPrice, utcnow
+from db.session import get_engine, session_scope
 
 
 @dataclass(frozen=True)
@@ -114,8 +115,6 @@ class PriceBook:
     def lookup(self, model: str, at: datetime | None = None) -> Price | None:
         """`price` in this process's database, reading the table (in a session of its own)
         only when the cached rows are stale: recording a call then needs no session."""
-        from db.session import get_engine, session_scope
-
         with self._lock:
             fresh = (time.monotonic() - self._loaded <= self._ttl
                      and self._source == str(get_engine().url))
