@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
 from pydantic import BaseModel
 from sqlalchemy import func, insert
+from sqlalchemy.engine import Connection
 from sqlmodel import Session, select
 
 from db.models import LLMCall, utcnow
@@ -37,6 +38,10 @@ class CallContext:
     stage: str
     params: dict[str, Any]
     budget_usd: float | None
+    pending: list[dict[str, Any]] | None = field(default=None, compare=False)
+    """Where a successful call's row waits to be written with the step's commit, which
+    follows it with no model time in between (the supervisor writes what it leaves behind);
+    None: the row is written at once, in a transaction of its own."""
 
 
 def _spend(session: Session, run_id: int) -> float:
@@ -56,6 +61,7 @@ def _check_budget(ctx: CallContext, backend: LLMBackend, messages: list[dict[str
     with session_scope() as s:
         price = PRICE_BOOK.price(s, backend.model)
         spent = _spend(s, ctx.run_id)
+    spent += sum(r["cost_usd"] or 0.0 for r in ctx.pending or ())  # not written yet
     prompt = sum(estimate_tokens(m["content"]) for m in messages)
     estimate = (
         call_cost(price, prompt=prompt, cached=0, completion=EXPECTED_COMPLETION_TOKENS) or 0.0
@@ -120,7 +126,8 @@ def run_agent(
             attempts=exc.attempts,
             cost_usd=None,
         )
-        _save(record, priced=False)
+        record["cost_usd"] = None
+        save_calls([record])  # at once: the step stops here
         raise
     record.update(
         latency_ms=(time.perf_counter() - t0) * 1000,
@@ -131,7 +138,11 @@ def run_agent(
         attempts=resp.attempts,
         response=redact({"content": resp.raw_text or resp.output.model_dump_json()}),
     )
-    _save(record, priced=True)
+    _price(record)
+    if ctx.pending is not None:
+        ctx.pending.append(record)
+    else:
+        save_calls([record])
     return resp.output
 
 
@@ -149,19 +160,27 @@ def _redact_request(messages: list[dict[str, str]]) -> dict[str, Any]:
     }
 
 
-def _save(record: dict[str, Any], *, priced: bool) -> None:
-    """The call's row, priced as in force when the call started, in a transaction of its own
-    (a Core one: an ORM session cost more than the insert)."""
-    if priced:
-        price = PRICE_BOOK.lookup(record["model"], record["started_at"])
-        record["cost_usd"] = call_cost(
-            price,
-            prompt=record["prompt_tokens"],
-            cached=record["cached_tokens"],
-            completion=record["completion_tokens"],
-        )
-    with get_engine().begin() as c:
-        c.execute(_INSERT_CALL, record)
+def _price(record: dict[str, Any]) -> None:
+    """Price the call as in force when it started."""
+    price = PRICE_BOOK.lookup(record["model"], record["started_at"])
+    record["cost_usd"] = call_cost(
+        price,
+        prompt=record["prompt_tokens"],
+        cached=record["cached_tokens"],
+        completion=record["completion_tokens"],
+    )
 
 
-_INSERT_CALL = insert(LLMCall.__table__)  # type: ignore[attr-defined]  # Core: built once
+def save_calls(records: list[dict[str, Any]], c: Connection | None = None) -> None:
+    """Calls' rows on `c`, or in a transaction of their own (a Core one: an ORM session
+    cost more than the insert)."""
+    if not records:
+        return
+    if c is not None:
+        c.execute(INSERT_CALL, records)
+        return
+    with get_engine().begin() as conn:
+        conn.execute(INSERT_CALL, records)
+
+
+INSERT_CALL = insert(LLMCall.__table__)  # type: ignore[attr-defined]  # Core: built once

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import func
+from sqlalchemy import bindparam, func
 from sqlmodel import Session, select
 
 from db.models import Role
@@ -74,16 +74,22 @@ def allowed(roles: set[str] | frozenset[str], action: str, kind: str | None = No
     return False  # manage_roles
 
 
+# Built once and run on the session's connection: every act asks, and building and running
+# an ORM query cost more than starting a run does otherwise.
+_ANY_ROLE = select(Role.id).limit(1)
+_ROLES_OF = select(Role.role).where(Role.person == bindparam("b_person"))
+
+
 def roles_configured(session: Session) -> bool:
-    return session.exec(select(Role.id).limit(1)).first() is not None
+    return session.connection().execute(_ANY_ROLE).first() is not None
 
 
 def roles_of(name: str, *, session: Session | None = None) -> frozenset[str]:
     if session is None:
         with session_scope() as s:
             return roles_of(name, session=s)
-    key = person_key(name)
-    return frozenset(session.exec(select(Role.role).where(Role.person == key)).all())
+    rows = session.connection().execute(_ROLES_OF, {"b_person": person_key(name)})
+    return frozenset(r for (r,) in rows)
 
 
 def can(actor: str, action: str, kind: str | None = None, *,

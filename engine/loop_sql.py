@@ -4,6 +4,8 @@ writes with the same optimistic lock as Run's version_id_col."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from sqlalchemy import bindparam, delete, func, insert, or_, select, update
@@ -12,6 +14,7 @@ from sqlalchemy.orm.exc import StaleDataError
 from sqlmodel import Session
 
 from db.models import Draft, Flag, HumanAction, LLMCall, Note, PromptVersion, Run, Score, Step
+from db.session import get_engine
 from engine.pipelines.base import AgentSpec
 from engine.prompts import ResolvedPrompt, resolve_prompt
 
@@ -102,12 +105,45 @@ SEL_SPEND = select(func.sum(CALL_T.c.cost_usd)).where(CALL_T.c.run_id == param("
 UPDATE_RUN: dict[frozenset[str], Any] = {}
 
 
+class LoopTx:
+    """One transaction of the loop: a Core connection, and an ORM session on the same
+    transaction made only when a pipeline hook asks for one (a campaign's stage context, a
+    prompt override). Most steps need none, and a Session cost more than their statements."""
+
+    def __init__(self, c: Connection) -> None:
+        self.c = c
+        self._session: Session | None = None
+
+    @property
+    def session(self) -> Session:
+        if self._session is None:
+            # Joins the connection's transaction; closing it leaves that transaction alone.
+            self._session = Session(bind=self.c)
+        return self._session
+
+    def close(self) -> None:
+        if self._session is not None:
+            self._session.close()
+
+
+@contextmanager
+def loop_transaction() -> Iterator[LoopTx]:
+    """A transaction that commits on success and rolls back on error, without an ORM
+    session unless one is asked for."""
+    with get_engine().begin() as c:
+        tx = LoopTx(c)
+        try:
+            yield tx
+        finally:
+            tx.close()
+
+
 def draft_content(c: Connection, draft_id: int | None) -> str | None:
     return c.execute(SEL_CONTENT, {"b_draft": draft_id}).scalar() if draft_id else None
 
 
 def prompts_for(
-    s: Session, agents: tuple[AgentSpec, ...], params: dict[str, Any]
+    tx: LoopTx, agents: tuple[AgentSpec, ...], params: dict[str, Any]
 ) -> dict[str, ResolvedPrompt]:
     """resolve_prompt for each agent, skipping its queries where one query shows that
     nothing overrides the default in code (no per-run prompt, no active version)."""
@@ -116,12 +152,10 @@ def prompts_for(
     overrides = params.get("prompts") or {}
     active = {
         a
-        for (a,) in s.connection().execute(
-            SEL_ACTIVE_AGENTS, {"b_agents": [a.name for a in agents]}
-        )
+        for (a,) in tx.c.execute(SEL_ACTIVE_AGENTS, {"b_agents": [a.name for a in agents]})
     }
     return {
-        a.name: resolve_prompt(s, agent=a.name, default=a.system_prompt, params=params)
+        a.name: resolve_prompt(tx.session, agent=a.name, default=a.system_prompt, params=params)
         if a.name in overrides or a.name in active
         else ResolvedPrompt(a.system_prompt, None, "code")
         for a in agents

@@ -141,7 +141,7 @@ def start_run(
         else:
             # Every way of starting a run (page, CLI, MCP) gets the ops-set default budget.
             budget = default_run_budget_usd(s)
-        run = Run(
+        values = _new_run_row(
             kind=kind,
             title=pipeline.title(parsed),
             input=parsed.model_dump(mode="json"),
@@ -152,13 +152,27 @@ def start_run(
             parent_run_id=parent_run_id,
             parent_draft_id=parent_draft_id,
         )
-        # A Core insert of the validated row: the ORM's flush cost more than the rest of
-        # starting a run (a new row has no version to check yet; it starts at 1).
-        values = run.model_dump(exclude={"id"})
         return int(s.connection().execute(_INSERT_RUN, values).scalar_one())
 
 
+# A Core insert of the validated values over Run's defaults: a table model's constructor and
+# the ORM's flush cost more than the rest of starting a run (a new row has no version to
+# check yet; it starts at 1).
 _INSERT_RUN = insert(Run.__table__).returning(Run.__table__.c.id)  # type: ignore[attr-defined]
+_RUN_DEFAULTS = {n: f.default for n, f in Run.model_fields.items()
+                 if n != "id" and f.default_factory is None and not f.is_required()}
+_RUN_FACTORIES = {n: f.default_factory for n, f in Run.model_fields.items()
+                  if f.default_factory is not None}
+_RUN_REQUIRED = tuple(n for n, f in Run.model_fields.items() if f.is_required())
+
+
+def _new_run_row(**values: Any) -> dict[str, Any]:
+    """A new run's column values: Run's defaults (factories called afresh) under `values`."""
+    row = {**_RUN_DEFAULTS, **{n: make() for n, make in _RUN_FACTORIES.items()}, **values}  # type: ignore[call-arg]
+    missing = [n for n in _RUN_REQUIRED if n not in row]
+    if missing:
+        raise TypeError(f"a new run needs {', '.join(missing)}")
+    return row
 
 
 # -- human acts -----------------------------------------------------------------------------

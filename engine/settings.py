@@ -51,8 +51,11 @@ class PriceRow(BaseModel):
 # -- budgets --------------------------------------------------------------------------------
 
 
+_SETTINGS = select(Setting.key, Setting.value)  # built once; read on every start
+
+
 def _read(s: Session) -> dict[str, object]:
-    return {row.key: json.loads(row.value) for row in s.exec(select(Setting))}
+    return {key: json.loads(value) for key, value in s.connection().execute(_SETTINGS)}
 
 
 def get_ops_settings(session: Session | None = None) -> OpsSettings:

@@ -17,6 +17,8 @@ from datetime import timedelta
 from functools import partial
 from typing import Any
 
+from sqlalchemy.engine import Connection
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm.exc import StaleDataError
 from sqlmodel import Session, select
 
@@ -29,7 +31,7 @@ from db.models import (
     utcnow,
 )
 from db.session import session_scope
-from engine.agents import BudgetReached, CallContext, run_agent, run_spend
+from engine.agents import BudgetReached, CallContext, run_agent, run_spend, save_calls
 from engine.checks.base import FlagOut
 from engine.leases import lease_seconds
 from engine.llm.base import LLMBackend, LLMError
@@ -53,8 +55,10 @@ from engine.loop_sql import (
     SEL_STAGE_SCORES,
     SEL_STATUS,
     SEL_VERSIONS,
+    LoopTx,
     RunRow,
     draft_content,
+    loop_transaction,
     prompts_for,
 )
 from engine.pipelines.base import (
@@ -107,6 +111,11 @@ class StepPlan:
     task: DraftTask | None = None  # draft: what the drafter is given
     content: str | None = None  # review: the draft to review
     prompts: dict[str, ResolvedPrompt] = field(default_factory=dict)
+    run: RunRow | None = None
+    """The run's row as this step's opening saved it: the step's commit writes it back under
+    the version check, so it need not read it again unless someone changed it since."""
+    calls: list[dict[str, Any]] = field(default_factory=list)
+    """Model calls' rows to write with the step's outputs (see CallContext.pending)."""
 
 
 @dataclass
@@ -193,25 +202,28 @@ class Supervisor:
         Each step's commit also opens the next step (one transaction between two nodes)."""
         plan: StepPlan | None = None
         while True:
-            more, plan = self._advance(run_id, plan, open_next=True)
+            more, plan, status = self._advance(run_id, plan, open_next=True)
             if not more:
                 break
-        with session_scope() as s:
-            status = s.connection().execute(SEL_STATUS, {"b_run": run_id}).scalar()
-            return status or "missing"
+        if status is None:  # stopped without a commit of this worker's: ask the database
+            with loop_transaction() as tx:
+                status = tx.c.execute(SEL_STATUS, {"b_run": run_id}).scalar()
+        return status or "missing"
 
     def advance(self, run_id: int) -> bool:
-        """Run one node. True while the run has more to do for this worker."""
+        """Run one node (a review and the supervisor's decision on it count as one). True
+        while the run has more to do for this worker."""
         return self._advance(run_id, None, open_next=False)[0]
 
     def _advance(
         self, run_id: int, plan: StepPlan | None, *, open_next: bool
-    ) -> tuple[bool, StepPlan | None]:
+    ) -> tuple[bool, StepPlan | None, str | None]:
         """Run one node (`plan`, when the last commit opened it already); returns whether
-        there is more to do, and the next step when this commit opened it."""
+        there is more to do, the next step when this commit opened it, and the run's status
+        when this worker's commit set it."""
         plan = plan or self._begin(run_id)
         if plan is None:
-            return False, None
+            return False, None, None
         self._emit(plan, "started")
         try:
             if plan.node == "draft":
@@ -221,57 +233,72 @@ class Supervisor:
             else:
                 result = None
         except BudgetReached as exc:
+            self._save_calls(plan)
             self._stop(plan, status=RunStatus.REVIEW, reason="budget_reached", message=str(exc))
-            return False, None
+            return False, None, None
         except LLMError as exc:
+            self._save_calls(plan)
             self._stop(plan, status=RunStatus.FAILED, reason=f"error:{exc.kind}", message=str(exc))
-            return False, None
+            return False, None, None
         except LeaseLost:
-            return False, None
+            self._save_calls(plan)
+            return False, None, None
         except Exception as exc:  # a bug or bad output must not leave the run spinning
             log.exception("run %s: %s step failed", plan.run_id, plan.node)
+            self._save_calls(plan)
             self._stop(
                 plan,
                 status=RunStatus.FAILED,
                 reason="error:internal",
                 message=f"{plan.node} step failed: {type(exc).__name__}: {exc}"[:2000],
             )
-            return False, None
+            return False, None, None
         try:
             return self._commit(plan, result, open_next=open_next)
         except LeaseLost:
-            return False, None
+            return False, None, None
+        finally:
+            self._save_calls(plan)  # what the commit did not take (a lost lease, an error)
+
+    def _save_calls(self, plan: StepPlan) -> None:
+        """The step's calls in a transaction of their own: they were made (and paid for)
+        whether or not the step's outputs are kept."""
+        save_calls(plan.calls)
+        plan.calls.clear()
 
     # -- begin --------------------------------------------------------------------------
 
     def _begin(self, run_id: int) -> StepPlan | None:
         for _ in range(COMMIT_ATTEMPTS):
             try:
-                with session_scope() as s:
-                    c = s.connection()
+                with loop_transaction() as tx:
+                    c = tx.c
                     run = RunRow.load(c, run_id)
                     if run is None or run.status != RunStatus.RUNNING:
                         return None
                     if run.lease_owner != self.worker_id:
                         return None
                     if run.halt_requested or run.next_node is None:
-                        self._to_review(s, run, "halted" if run.halt_requested else run.halt_reason)
+                        self._to_review(run, "halted" if run.halt_requested else run.halt_reason)
                         run.save(c)
                         return None
                     # Steps left "running" by a worker that died are abandoned, not resumed.
                     c.execute(ABANDON_STEPS, {"b_run": run_id, "b_now": utcnow()})
                     seq = (c.execute(MAX_SEQ, {"b_run": run_id}).scalar() or 0) + 1
-                    plan = self._open_step(s, run, seq)
+                    plan = self._open_step(tx, run, seq)
                     run.save(c)
                     return plan
             except StaleDataError:
                 continue
         return None
 
-    def _open_step(self, s: Session, run: RunRow, seq: int) -> StepPlan:
+    def _open_step(
+        self, tx: LoopTx, run: RunRow, seq: int, texts: dict[int | None, str] | None = None
+    ) -> StepPlan:
         """Write the step's row, renew the lease and read what the node needs (the caller
-        saves the run)."""
-        c = s.connection()
+        saves the run). `texts`: drafts' contents the caller holds already, by id."""
+        c = tx.c
+        texts = texts or {}
         step_id = c.execute(
             INSERT_STEP,
             {
@@ -298,21 +325,25 @@ class Supervisor:
             budget_usd=run.budget_usd,
             current_draft_id=run.current_draft_id,
             review_mode=run.review_mode,
+            run=run,
         )
         stage = self._stage(plan)
         agents: tuple[AgentSpec, ...] = ()
         if plan.node == "draft":
-            plan.task = self._draft_task(s, plan)
+            plan.task = self._draft_task(tx, plan, texts)
             agents = (stage.drafter,)
         elif plan.node == "review":
-            plan.content = draft_content(c, plan.current_draft_id)
+            plan.content = texts.get(plan.current_draft_id) or draft_content(
+                c, plan.current_draft_id)
             agents = stage.critics
-        plan.prompts = prompts_for(s, agents, plan.params)
+        plan.prompts = prompts_for(tx, agents, plan.params)
         return plan
 
     # -- nodes (no database writes but the LLM call records) -----------------------------
 
-    def _ctx(self, plan: StepPlan) -> CallContext:
+    def _ctx(self, plan: StepPlan, *, defer: bool) -> CallContext:
+        """`defer`: the calls' rows wait for the step's commit, which follows the last call
+        with no model time in between; otherwise each is written when its call ends."""
         return CallContext(
             run_id=plan.run_id,
             step_id=plan.step_id,
@@ -320,6 +351,7 @@ class Supervisor:
             stage=plan.stage,
             params=plan.params,
             budget_usd=plan.budget_usd,
+            pending=plan.calls if defer else None,
         )
 
     def _stage(self, plan: StepPlan) -> StageSpec:
@@ -332,14 +364,14 @@ class Supervisor:
             stage.drafter,
             plan.task,
             self.backend,
-            self._ctx(plan),
+            self._ctx(plan, defer=True),
             prompt=plan.prompts.get(stage.drafter.name),
         )
         return redact_secrets_text(stage.to_text(out))  # a model never gets to store a key
 
-    def _draft_task(self, s: Session, plan: StepPlan) -> DraftTask:
-        c = s.connection()
-        previous = draft_content(c, plan.current_draft_id)
+    def _draft_task(self, tx: LoopTx, plan: StepPlan, texts: dict[int | None, str]) -> DraftTask:
+        c = tx.c
+        previous = texts.get(plan.current_draft_id) or draft_content(c, plan.current_draft_id)
         notes: list[NoteOut] = []
         if previous is not None:
             rows = c.execute(
@@ -356,7 +388,9 @@ class Supervisor:
         ]
         pipeline = get_pipeline(plan.kind)
         context = (
-            pipeline.stage_context(s, plan.run_id, plan.stage) if pipeline.stage_context else {}
+            pipeline.stage_context(tx.session, plan.run_id, plan.stage)
+            if pipeline.stage_context
+            else {}
         )
         return DraftTask(
             kind=plan.kind,
@@ -381,7 +415,9 @@ class Supervisor:
             content=plan.content,
             flags=checks.flags,
         )
-        ctx = self._ctx(plan)
+        # Critics at the same time over a network: a paid call that ends while another is
+        # still out is written at once, so a kill in the meantime cannot lose it.
+        ctx = self._ctx(plan, defer=not self._parallel(len(stage.critics)))
         calls = [
             partial(run_agent, c, task, self.backend, ctx, prompt=plan.prompts.get(c.name))
             for c in stage.critics
@@ -423,10 +459,9 @@ class Supervisor:
         the others on the pool. The offline backend computes here, under the GIL, where
         threads cannot overlap its critics and only add hand-offs: its critics run one after
         the other. Either way every call ends (and is recorded) before an error is raised."""
-        parallel = not isinstance(self.backend, OfflineBackend)
         rest = (
             [self._critic_pool(len(calls) - 1).submit(c) for c in calls[1:]]
-            if parallel and len(calls) > 1
+            if self._parallel(len(calls))
             else []
         )
         here: list[Future[Any]] = []
@@ -441,6 +476,9 @@ class Supervisor:
             wait(rest)
         return here + rest
 
+    def _parallel(self, n: int) -> bool:
+        return n > 1 and not isinstance(self.backend, OfflineBackend)
+
     def _critic_pool(self, n: int) -> ThreadPoolExecutor:
         """Threads kept for the critics (starting new ones at every review costs more than
         an offline critic); their number grows to the largest panel seen, less one."""
@@ -454,12 +492,16 @@ class Supervisor:
 
     def _commit(
         self, plan: StepPlan, result: Any, *, open_next: bool = False
-    ) -> tuple[bool, StepPlan | None]:
+    ) -> tuple[bool, StepPlan | None, str]:
         for attempt in range(COMMIT_ATTEMPTS):
             try:
-                with session_scope() as s:
-                    c = s.connection()
-                    run = RunRow.load(c, plan.run_id)
+                with loop_transaction() as tx:
+                    c = tx.c
+                    save_calls(plan.calls, c)  # first: the decision below counts their cost
+                    # The row as this step's opening saved it, unless a first try found it
+                    # changed: anyone who changed the run since (a claim, a person's halt)
+                    # bumped its version, and saving it below fails the check.
+                    run = plan.run if attempt == 0 and plan.run else RunRow.load(c, plan.run_id)
                     if (
                         run is None
                         or run.lease_owner != self.worker_id
@@ -469,7 +511,7 @@ class Supervisor:
                     if run.next_node != plan.node:
                         raise LeaseLost()
                     step = _StepOut()
-                    detail = self._apply(s, run, step, plan, result)
+                    detail = self._apply(tx, run, step, plan, result)
                     c.execute(
                         FINISH_STEP,
                         {
@@ -479,39 +521,71 @@ class Supervisor:
                             "b_draft": step.draft_id,
                         },
                     )
+                    events = [StepEvent(plan.run_id, plan.seq, plan.node, "done", run.iteration,
+                                        run.stage, detail)]
+                    seq = plan.seq
+                    if run.next_node == "decide" and not run.halt_requested:
+                        seq += 1
+                        events += self._decide_step(tx, run, seq)
                     if run.halt_requested and run.status == RunStatus.RUNNING:
-                        self._to_review(s, run, "halted")
+                        self._to_review(run, "halted")
                     run.updated_at = utcnow()
                     more = run.status == RunStatus.RUNNING and run.next_node is not None
-                    iteration, stage = run.iteration, run.stage
                     # The next step starts in the same transaction: this step's outputs are
                     # durable before the next node runs, with one commit between them.
-                    nxt = self._open_step(s, run, plan.seq + 1) if more and open_next else None
+                    texts: dict[int | None, str] = (
+                        {step.draft_id: result} if plan.node == "draft"
+                        else {plan.current_draft_id: plan.content} if plan.content is not None
+                        else {}
+                    )
+                    nxt = self._open_step(tx, run, seq + 1, texts) if more and open_next else None
                     run.save(c)
-                self.on_event(
-                    StepEvent(plan.run_id, plan.seq, plan.node, "done", iteration, stage, detail)
-                )
-                return more, nxt
+                plan.calls.clear()  # committed with the step
+                for event in events:
+                    self.on_event(event)
+                return more, nxt, run.status
             except StaleDataError:
                 if attempt == COMMIT_ATTEMPTS - 1:
                     raise
-        return False, None
+            except IntegrityError:
+                # With the row carried over, a worker that lost its lease can reach another
+                # owner's new rows (a step number taken) before the version check: read the
+                # run afresh, which finds the lease gone. Without it, this is a real error.
+                if attempt > 0 or plan.run is None:
+                    raise
+        return False, None, None  # type: ignore[return-value]  # unreachable: the loop raises
 
-    def _apply(self, s: Session, run: RunRow, step: _StepOut, plan: StepPlan, result: Any) -> str:
+    def _decide_step(self, tx: LoopTx, run: RunRow, seq: int) -> list[StepEvent]:
+        """The supervisor's decision on a review, as a step of its own committed with the
+        review's outputs: it calls no model and reads only what that transaction wrote, so a
+        transaction of its own would add a commit and no durability."""
+        node, iteration, stage = run.next_node, run.iteration, run.stage
+        started = utcnow()
+        detail = self._apply_decide(tx, run)
+        tx.c.execute(INSERT_STEP, {
+            "run_id": run.id, "seq": seq, "node": node, "stage": stage,
+            "iteration": iteration, "worker": self.worker_id, "status": "done",
+            "started_at": started, "finished_at": utcnow(), "detail": detail,
+        })
+        return [StepEvent(run.id or 0, seq, node or "", "started", iteration, stage),
+                StepEvent(run.id or 0, seq, node or "", "done", iteration, stage, detail)]
+
+    def _apply(self, tx: LoopTx, run: RunRow, step: _StepOut, plan: StepPlan,
+               result: Any) -> str:
         if plan.node == "draft":
-            return self._apply_draft(s, run, step, result)
+            return self._apply_draft(tx, run, step, result)
         if plan.node == "review":
-            return self._apply_review(s, run, result)
+            return self._apply_review(tx, run, result)
         if plan.node == "advance":
-            return self._apply_advance(s, run)
-        return self._apply_decide(s, run)
+            return self._apply_advance(run)
+        return self._apply_decide(tx, run)
 
-    def _apply_advance(self, s: Session, run: RunRow) -> str:
+    def _apply_advance(self, run: RunRow) -> str:
         """A person approved the stage's output (its completion signal): only here does a
         run move to its next stage, with a fresh iteration budget and no current draft."""
         nxt = get_pipeline(run.kind).next_stage(run.stage)
         if nxt is None:
-            self._to_review(s, run, "final_stage")
+            self._to_review(run, "final_stage")
             return "no stage after this one"
         done = run.stage
         run.stage = nxt.name
@@ -523,8 +597,8 @@ class Supervisor:
         run.next_node = "draft"
         return f"stage {done} approved; moving to {nxt.name}"
 
-    def _apply_draft(self, s: Session, run: RunRow, step: _StepOut, text: str) -> str:
-        c = s.connection()
+    def _apply_draft(self, tx: LoopTx, run: RunRow, step: _StepOut, text: str) -> str:
+        c = tx.c
         version = (c.execute(MAX_VERSION, {"b_run": run.id}).scalar() or 0) + 1
         author = get_pipeline(run.kind).stage(run.stage).drafter.name
         draft_id = c.execute(
@@ -548,8 +622,8 @@ class Supervisor:
         run.next_node = "review"
         return f"v{version} written by {author} ({len(text)} chars)"
 
-    def _apply_review(self, s: Session, run: RunRow, outcome: ReviewOutcome) -> str:
-        c = s.connection()
+    def _apply_review(self, tx: LoopTx, run: RunRow, outcome: ReviewOutcome) -> str:
+        c = tx.c
         draft_id = run.current_draft_id
         # Re-reviewing a version (after a crash or an edit) replaces, never duplicates.
         c.execute(DELETE_SCORES, {"b_draft": draft_id})
@@ -610,10 +684,10 @@ class Supervisor:
             run.params = params
         return ", ".join(f"{name} {value:.2f}" for name, value, *_ in outcome.scores)
 
-    def _apply_decide(self, s: Session, run: RunRow) -> str:
+    def _apply_decide(self, tx: LoopTx, run: RunRow) -> str:
         stage = get_pipeline(run.kind).stage(run.stage)
         thresholds = thresholds_for(stage, run.params)
-        board = _Board.read(s, run.id or 0, run.stage)
+        board = _Board.read(tx.c, run.id or 0, run.stage)
         if run.current_draft_id in board.versions:
             verdict = gate(
                 board.scores.get(run.current_draft_id, {}),
@@ -622,17 +696,17 @@ class Supervisor:
                 run.params.get("_last_verdicts") if stage.require_pass_verdict else None,
             )
         else:
-            verdict = self._gate(s, run.current_draft_id, thresholds, stage, run.params)
+            verdict = self._gate(tx.session, run.current_draft_id, thresholds, stage, run.params)
         run.best_draft_id = board.best(thresholds)
-        run.cost_usd = run_spend_in(s, run.id or 0)
+        run.cost_usd = run_spend_in(tx.c, run.id or 0)
         if run.review_mode == "human":
-            self._to_review(s, run, "rescored")
+            self._to_review(run, "rescored")
             return "re-scored a person's edit; waiting for review"
         if verdict.passed:
-            self._to_review(s, run, "thresholds_met")
+            self._to_review(run, "thresholds_met")
             return "thresholds met; waiting for review"
         if run.iteration >= max_iterations_for(stage, run.params):
-            self._to_review(s, run, "max_iterations")
+            self._to_review(run, "max_iterations")
             return (f"{run.iteration} iterations without meeting thresholds ({verdict.why}); "
                     "waiting for review")
         run.next_node = "draft"
@@ -659,7 +733,7 @@ class Supervisor:
 
     # -- halting ------------------------------------------------------------------------
 
-    def _to_review(self, s: Session, run: RunRow, reason: str | None) -> None:
+    def _to_review(self, run: RunRow, reason: str | None) -> None:
         run.status = RunStatus.REVIEW
         run.halt_reason = reason
         run.halt_requested = False
@@ -687,7 +761,7 @@ class Supervisor:
                     run.error = message if status == RunStatus.FAILED else None
                     run.lease_owner = None
                     run.lease_expires = None
-                    run.cost_usd = run_spend_in(s, run.id or 0)
+                    run.cost_usd = run_spend_in(s.connection(), run.id or 0)
                     run.updated_at = utcnow()
                     s.add(run)
                 self.on_event(
@@ -753,8 +827,7 @@ class _Board:
     blocking: dict[int, list[str]]  # draft id -> categories of its blocking flags
 
     @classmethod
-    def read(cls, s: Session, run_id: int, stage: str) -> _Board:
-        c = s.connection()
+    def read(cls, c: Connection, run_id: int, stage: str) -> _Board:
         key = {"b_run": run_id, "b_stage": stage}
         versions: dict[int, int] = dict(c.execute(SEL_VERSIONS, key).all())  # type: ignore[arg-type]
         scores: dict[int, dict[str, float]] = {}
@@ -789,11 +862,11 @@ class _Board:
 def best_draft(s: Session, run_id: int, stage: str, thresholds: dict[str, float]) -> int | None:
     """The version to put first in front of a person: passing and unflagged beats the rest,
     then the one with the best worst margin over its thresholds, then the newest."""
-    return _Board.read(s, run_id, stage).best(thresholds)
+    return _Board.read(s.connection(), run_id, stage).best(thresholds)
 
 
-def run_spend_in(s: Session, run_id: int) -> float:
-    total = s.connection().execute(SEL_SPEND, {"b_run": run_id}).scalar()
+def run_spend_in(c: Connection, run_id: int) -> float:
+    total = c.execute(SEL_SPEND, {"b_run": run_id}).scalar()
     return float(total or 0.0)
 
 

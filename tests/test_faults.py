@@ -113,7 +113,7 @@ def first_iteration(server: FakeOpenAI) -> tuple[int, Supervisor]:
     run_id = service.start_run(kind="protocol", input=INTENT, actor="dr. lee")
     assert claim_run(run_id, "w1")
     sup = Supervisor(backend(server), "w1")
-    for _ in range(3):  # draft, review, decide
+    for _ in range(2):  # draft; review with the supervisor's decision
         assert sup.advance(run_id)
     d = views.get_run(run_id)
     assert d.status == RunStatus.RUNNING and d.next_node == "draft" and len(d.drafts) == 1
