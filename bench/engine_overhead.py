@@ -111,33 +111,45 @@ def draftroom_batch(n: int, clock: AgentClock, *, offset: int = 0) -> Batch:
 
 
 # Where Draftroom's own time goes: (part, module, attribute) timed in CPU seconds on one extra
-# batch (the wrappers cost a little, so these are not used for the figures above).
+# batch (the wrappers cost a little, so these are not used for the figures above). A part
+# called inside another (a step's call rows inside its commit) counts for itself only.
 PARTS = (
     ("step transactions", "engine.supervisor", "Supervisor._begin"),
+    ("step transactions", "engine.supervisor", "Supervisor._claim_and_begin"),
     ("step transactions", "engine.supervisor", "Supervisor._commit"),
-    ("LLM-call rows", "engine.agents", "_save"),
+    ("LLM-call rows", "engine.agents", "_price"),
+    ("LLM-call rows", "engine.agents", "save_calls"),
+    ("LLM-call rows", "engine.supervisor", "save_calls"),
     ("redaction", "engine.agents", "_redact_request"),
     ("redaction", "engine.agents", "redact"),
     ("queue and lease", "engine.service", "start_run"),
-    ("queue and lease", "engine.worker", "claim_run"),
+    ("queue and lease", "engine.supervisor", "claim_row"),
 )
 
 
 @contextmanager
 def timed_parts(acc: dict[str, float]) -> Iterator[None]:
-    """Wrap each PARTS function so its CPU time (per thread) adds up in `acc` by part."""
+    """Wrap each PARTS function so its own CPU time (per thread, less the time of wrapped
+    functions it calls) adds up in `acc` by part."""
     lock = threading.Lock()
+    local = threading.local()
     undo: list[tuple[object, str, object]] = []
 
     def wrap(part: str, fn: Callable[..., object]) -> Callable[..., object]:
         @functools.wraps(fn)
         def timed(*args: object, **kwargs: object) -> object:
+            stack: list[float] = local.__dict__.setdefault("stack", [])
+            stack.append(0.0)  # time spent in wrapped callees
             t0 = time.thread_time()
             try:
                 return fn(*args, **kwargs)
             finally:
+                spent = time.thread_time() - t0
+                inner = stack.pop()
+                if stack:
+                    stack[-1] += spent
                 with lock:
-                    acc[part] = acc.get(part, 0.0) + time.thread_time() - t0
+                    acc[part] = acc.get(part, 0.0) + spent - inner
         return timed
 
     for part, module, attr in PARTS:

@@ -12,6 +12,7 @@ import uuid
 from datetime import timedelta
 
 from sqlalchemy import and_, bindparam, or_, select, update
+from sqlalchemy.engine import Connection, RowMapping
 
 from db.models import Run, RunStatus, utcnow
 from db.session import get_engine, session_scope
@@ -33,9 +34,11 @@ _TAKE = {
     "version": _RUN.c.version + 1,
     "updated_at": _NOW,
 }
+# A claim returns the whole row: the worker opens the run's first step in the same
+# transaction without reading it again.
 _CLAIM_RUN = (
     update(_RUN).where(_RUN.c.id == bindparam("b_run"), _CLAIMABLE).values(_TAKE)
-    .returning(_RUN.c.id)
+    .returning(*_RUN.c)
 )
 
 
@@ -45,7 +48,7 @@ def _claim_next_stmt(skip_locked: bool):  # type: ignore[no-untyped-def]
     if skip_locked:  # PostgreSQL: pass over rows another worker is claiming right now
         pick = pick.with_for_update(skip_locked=True)
     return (update(_RUN).where(_RUN.c.id == pick.scalar_subquery(), _CLAIMABLE).values(_TAKE)
-            .returning(_RUN.c.id))
+            .returning(*_RUN.c))
 
 
 _CLAIM_NEXT = {False: _claim_next_stmt(False), True: _claim_next_stmt(True)}
@@ -70,20 +73,28 @@ def _times() -> dict[str, object]:
     return {"b_now": now, "b_until": now + timedelta(seconds=lease_seconds())}
 
 
+def claim_row(c: Connection, run_id: int | None, worker_id: str) -> RowMapping | None:
+    """Claim, on `c`, one given run (queued, or its lease expired) or, with None, the oldest
+    such run; returns the claimed run's row as it now is, None when there was none."""
+    if run_id is None:
+        stmt = _CLAIM_NEXT[c.dialect.name == "postgresql"]
+        params = {"b_worker": worker_id, **_times()}
+    else:
+        stmt, params = _CLAIM_RUN, {"b_run": run_id, "b_worker": worker_id, **_times()}
+    return c.execute(stmt, params).mappings().first()
+
+
 def claim_next(worker_id: str) -> int | None:
     """Claim the oldest queued run (or one whose lease expired); None when there is none."""
-    eng = get_engine()
-    stmt = _CLAIM_NEXT[eng.dialect.name == "postgresql"]
-    with eng.begin() as c:
-        row = c.execute(stmt, {"b_worker": worker_id, **_times()}).first()
-    return int(row[0]) if row else None
+    with get_engine().begin() as c:
+        row = claim_row(c, None, worker_id)
+    return int(row["id"]) if row else None
 
 
 def claim_run(run_id: int, worker_id: str) -> bool:
     """Claim one given run if it is queued or its lease expired."""
     with get_engine().begin() as c:
-        row = c.execute(_CLAIM_RUN, {"b_run": run_id, "b_worker": worker_id, **_times()}).first()
-    return row is not None
+        return claim_row(c, run_id, worker_id) is not None
 
 
 def heartbeat(run_id: int, worker_id: str) -> bool:

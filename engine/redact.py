@@ -27,9 +27,9 @@ def _phone_like(match: re.Match[str]) -> str:
 def redact_secrets_text(text: str) -> str:
     """API keys (the configured one, and anything shaped like one) out; everything else kept."""
     key = os.environ.get("OPENAI_API_KEY")
-    if key and len(key) >= 8:
+    if key and len(key) >= 8 and key in text:
         text = text.replace(key, "[api-key]")
-    return _API_KEY.sub("[api-key]", text)
+    return _API_KEY.sub("[api-key]", text) if "sk-" in text else text  # the guard is cheaper
 
 
 def redact_secrets(value: Any) -> Any:
@@ -43,17 +43,24 @@ def redact_secrets(value: Any) -> Any:
     return value
 
 
-_THREE_DIGITS = re.compile(r"\d\d\d")  # every phone match holds one (3+ digit groups)
+# What a phone number is made of, seven characters or more. A phone match is one stretch of
+# these characters, and only one with 7+ digits is redacted: a text with no such stretch
+# (most drafts, even with "988" and step numbers in them) needs no pass of _PHONE at all.
+_PHONE_STRETCH = re.compile(r"[\d(+][\d\s().+-]{6,}")
+
+
+def _may_hold_phone(text: str) -> bool:
+    return any(sum(ch.isdigit() for ch in m.group(0)) >= 7 for m in _PHONE_STRETCH.finditer(text))
 
 
 def redact_text(text: str) -> str:
     """Secrets are always removed; emails and phone numbers unless DRAFTROOM_REDACT_PII=0."""
     text = redact_secrets_text(text)
     if _pii_enabled():
-        # Cheap guards first: most texts hold no "@" and no run of three digits.
+        # Cheap guards first: most texts hold no "@" and nothing shaped like a phone number.
         if "@" in text:
             text = _EMAIL.sub("[email]", text)
-        if _THREE_DIGITS.search(text):
+        if _may_hold_phone(text):
             text = _PHONE.sub(_phone_like, text)
     return text
 

@@ -33,7 +33,7 @@ from db.models import (
 from db.session import session_scope
 from engine.agents import BudgetReached, CallContext, run_agent, run_spend, save_calls
 from engine.checks.base import FlagOut
-from engine.leases import lease_seconds
+from engine.leases import claim_row, lease_seconds
 from engine.llm.base import LLMBackend, LLMError
 from engine.llm.offline import OfflineBackend
 from engine.loop_sql import (
@@ -200,7 +200,25 @@ class Supervisor:
     def run_until_idle(self, run_id: int) -> str:
         """Advance the run until it halts, fails or is taken away; returns its status.
         Each step's commit also opens the next step (one transaction between two nodes)."""
-        plan: StepPlan | None = None
+        return self._drive(run_id, None)
+
+    def claim_and_run(
+        self, run_id: int | None, on_claimed: Callable[[int], None] | None = None
+    ) -> tuple[int, str] | None:
+        """Claim a run (this one, or with None the oldest waiting) and drive it until idle;
+        the claim and the opening of its first step are one transaction. `on_claimed` hears
+        the run's id before its first step runs. Returns (run id, status), None when there
+        was nothing to claim."""
+        got = self._claim_and_begin(run_id)
+        if got is None:
+            return None
+        claimed, plan, status = got
+        if on_claimed is not None:
+            on_claimed(claimed)
+        return claimed, self._drive(claimed, plan) if plan is not None else status
+
+    def _drive(self, run_id: int, plan: StepPlan | None) -> str:
+        status: str | None = None
         while True:
             more, plan, status = self._advance(run_id, plan, open_next=True)
             if not more:
@@ -272,25 +290,38 @@ class Supervisor:
         for _ in range(COMMIT_ATTEMPTS):
             try:
                 with loop_transaction() as tx:
-                    c = tx.c
-                    run = RunRow.load(c, run_id)
-                    if run is None or run.status != RunStatus.RUNNING:
-                        return None
-                    if run.lease_owner != self.worker_id:
-                        return None
-                    if run.halt_requested or run.next_node is None:
-                        self._to_review(run, "halted" if run.halt_requested else run.halt_reason)
-                        run.save(c)
-                        return None
-                    # Steps left "running" by a worker that died are abandoned, not resumed.
-                    c.execute(ABANDON_STEPS, {"b_run": run_id, "b_now": utcnow()})
-                    seq = (c.execute(MAX_SEQ, {"b_run": run_id}).scalar() or 0) + 1
-                    plan = self._open_step(tx, run, seq)
-                    run.save(c)
-                    return plan
+                    return self._open_first(tx, RunRow.load(tx.c, run_id))
             except StaleDataError:
                 continue
         return None
+
+    def _claim_and_begin(self, run_id: int | None) -> tuple[int, StepPlan | None, str] | None:
+        with loop_transaction() as tx:
+            row = claim_row(tx.c, run_id, self.worker_id)
+            if row is None:
+                return None
+            run = RunRow(row)
+            plan = self._open_first(tx, run)  # no one else can change the row in between
+            return run.id, plan, run.status
+
+    def _open_first(self, tx: LoopTx, run: RunRow | None) -> StepPlan | None:
+        """Open the step a run this worker holds does next (the caller commits); None when
+        there is none (the run goes to review if it was halted or has nothing left)."""
+        if run is None or run.status != RunStatus.RUNNING:
+            return None
+        if run.lease_owner != self.worker_id:
+            return None
+        c = tx.c
+        if run.halt_requested or run.next_node is None:
+            self._to_review(run, "halted" if run.halt_requested else run.halt_reason)
+            run.save(c)
+            return None
+        # Steps left "running" by a worker that died are abandoned, not resumed.
+        c.execute(ABANDON_STEPS, {"b_run": run.id, "b_now": utcnow()})
+        seq = (c.execute(MAX_SEQ, {"b_run": run.id}).scalar() or 0) + 1
+        plan = self._open_step(tx, run, seq)
+        run.save(c)
+        return plan
 
     def _open_step(
         self, tx: LoopTx, run: RunRow, seq: int, texts: dict[int | None, str] | None = None

@@ -9,8 +9,6 @@ import time
 from collections.abc import Callable
 
 from engine.leases import (
-    claim_next,
-    claim_run,
     heartbeat,
     lease_owner,
     lease_seconds,
@@ -50,15 +48,6 @@ class Worker:
         self._current: int | None = None
         self._drives = 0
         self._beater: threading.Thread | None = None
-
-    def drive(self, run_id: int) -> str:
-        """Drive a run this worker has claimed, its lease beaten while a step is long."""
-        self._driving(run_id)
-        try:
-            return self.supervisor.run_until_idle(run_id)
-        finally:
-            self._driving(None)
-            self.runs_done += 1
 
     # -- the lease's heartbeat -----------------------------------------------------------
     # One thread per worker, not per run: a thread started and joined for every run cost
@@ -105,16 +94,23 @@ class Worker:
 
     def run_once(self) -> int | None:
         """Claim and drive one run; None when the queue is empty."""
-        run_id = claim_next(self.worker_id)
-        if run_id is not None:
-            self.drive(run_id)
-        return run_id
+        got = self._claim_and_drive(None)
+        return got[0] if got is not None else None
 
     def run_given(self, run_id: int) -> str | None:
-        """Claim one particular run (queued, or its lease expired) and drive it."""
-        if not claim_run(run_id, self.worker_id):
-            return None
-        return self.drive(run_id)
+        """Claim one particular run (queued, or its lease expired) and drive it; None when
+        it could not be claimed."""
+        got = self._claim_and_drive(run_id)
+        return got[1] if got is not None else None
+
+    def _claim_and_drive(self, run_id: int | None) -> tuple[int, str] | None:
+        try:
+            got = self.supervisor.claim_and_run(run_id, on_claimed=self._driving)
+        finally:
+            self._driving(None)
+        if got is not None:
+            self.runs_done += 1
+        return got
 
     def run_forever(self, stop: threading.Event, *, exit_when_idle: bool = False) -> None:
         from db.migrate import on_start
