@@ -8,7 +8,22 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from sqlalchemy import bindparam, delete, func, insert, or_, select, update
+from sqlalchemy import (
+    Float,
+    Integer,
+    String,
+    bindparam,
+    cast,
+    delete,
+    func,
+    insert,
+    literal,
+    null,
+    or_,
+    select,
+    union_all,
+    update,
+)
 from sqlalchemy.engine import Connection
 from sqlalchemy.orm.exc import StaleDataError
 from sqlmodel import Session
@@ -80,27 +95,30 @@ SEL_FEEDBACK = (
     )
     .order_by(ACTION_T.c.at)
 )
-SEL_ACTIVE_AGENTS = select(PROMPT_T.c.agent).where(
-    PROMPT_T.c.active == True,  # noqa: E712
-    PROMPT_T.c.agent.in_(bindparam("b_agents", expanding=True)),
-)
+# Every active prompt's agent (a handful of rows): an IN list of the step's agents would be an
+# "expanding" parameter, whose SQL is rendered again at every execution.
+SEL_ACTIVE_AGENTS = select(PROMPT_T.c.agent).where(PROMPT_T.c.active == True)  # noqa: E712
 DELETE_SCORES = delete(SCORE_T).where(SCORE_T.c.draft_id == param("b_draft"))
 DELETE_FLAGS = delete(FLAG_T).where(FLAG_T.c.draft_id == param("b_draft"))
 INSERT_SCORE = insert(SCORE_T)
 INSERT_FLAG = insert(FLAG_T)
 INSERT_NOTE = insert(NOTE_T)
 STAGE_DRAFTS = (DRAFT_T.c.run_id == param("b_run"), DRAFT_T.c.stage == param("b_stage"))
-SEL_VERSIONS = select(DRAFT_T.c.id, DRAFT_T.c.version).where(*STAGE_DRAFTS)
-SEL_STAGE_SCORES = (
-    select(SCORE_T.c.draft_id, SCORE_T.c.name, SCORE_T.c.value)
+# A stage's board in one statement: its versions ("v", draft id, version), their scores ("s",
+# draft id, name, value) and blocking flags ("f", draft id, category); one round trip where
+# three cost three times the statement overhead. Typed NULLs keep PostgreSQL's UNION happy.
+_NO_INT, _NO_TEXT, _NO_FLOAT = (cast(null(), Integer), cast(null(), String),
+                                cast(null(), Float))
+SEL_BOARD = union_all(
+    select(literal("v"), DRAFT_T.c.id, DRAFT_T.c.version, _NO_TEXT, _NO_FLOAT)
+    .where(*STAGE_DRAFTS),
+    select(literal("s"), SCORE_T.c.draft_id, _NO_INT, SCORE_T.c.name, SCORE_T.c.value)
     .join(DRAFT_T, DRAFT_T.c.id == SCORE_T.c.draft_id)
-    .where(*STAGE_DRAFTS)
-)
-SEL_STAGE_FLAGS = (
-    select(FLAG_T.c.draft_id, FLAG_T.c.category)
+    .where(*STAGE_DRAFTS),
+    select(literal("f"), FLAG_T.c.draft_id, _NO_INT, FLAG_T.c.category, _NO_FLOAT)
     .join(DRAFT_T, DRAFT_T.c.id == FLAG_T.c.draft_id)
-    .where(*STAGE_DRAFTS, FLAG_T.c.blocking.is_(True))
-)  # noqa: E712
+    .where(*STAGE_DRAFTS, FLAG_T.c.blocking.is_(True)),
+)
 SEL_SPEND = select(func.sum(CALL_T.c.cost_usd)).where(CALL_T.c.run_id == param("b_run"))
 UPDATE_RUN: dict[frozenset[str], Any] = {}
 
@@ -150,10 +168,7 @@ def prompts_for(
     if not agents:
         return {}
     overrides = params.get("prompts") or {}
-    active = {
-        a
-        for (a,) in tx.c.execute(SEL_ACTIVE_AGENTS, {"b_agents": [a.name for a in agents]})
-    }
+    active = {a for (a,) in tx.c.execute(SEL_ACTIVE_AGENTS)}
     return {
         a.name: resolve_prompt(tx.session, agent=a.name, default=a.system_prompt, params=params)
         if a.name in overrides or a.name in active

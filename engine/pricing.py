@@ -86,7 +86,7 @@ class PriceBook:
         self._ttl = ttl_seconds
         self._rows: list[ModelPrice] = []
         self._loaded = 0.0
-        self._source = ""  # which database the rows came from
+        self._source: object = None  # the engine (database) the rows came from
         self._by_model: dict[str, list[ModelPrice]] = {}  # the rows that can match a model
         self._lock = threading.Lock()
 
@@ -94,7 +94,8 @@ class PriceBook:
         with self._lock:
             # Keyed by database too: a process that switches DATABASE_URL (the tests, a
             # script over two databases) must never price calls with another one's table.
-            source = str(session.get_bind().url)
+            bind = session.get_bind()
+            source = getattr(bind, "engine", bind)  # a session on a connection: its engine
             if time.monotonic() - self._loaded > self._ttl or source != self._source:
                 rows = list(session.exec(select(ModelPrice)).all())
                 if not rows and seed_prices(session):
@@ -117,7 +118,7 @@ class PriceBook:
         only when the cached rows are stale: recording a call then needs no session."""
         with self._lock:
             fresh = (time.monotonic() - self._loaded <= self._ttl
-                     and self._source == str(get_engine().url))
+                     and self._source is get_engine())
             rows = self._by_model.get(model) if fresh else None
         if rows is None:
             with session_scope() as s:

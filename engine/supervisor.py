@@ -48,13 +48,11 @@ from engine.loop_sql import (
     INSERT_STEP,
     MAX_SEQ,
     MAX_VERSION,
+    SEL_BOARD,
     SEL_DRAFTER_NOTES,
     SEL_FEEDBACK,
     SEL_SPEND,
-    SEL_STAGE_FLAGS,
-    SEL_STAGE_SCORES,
     SEL_STATUS,
-    SEL_VERSIONS,
     LoopTx,
     RunRow,
     draft_content,
@@ -859,15 +857,18 @@ class _Board:
 
     @classmethod
     def read(cls, c: Connection, run_id: int, stage: str) -> _Board:
-        key = {"b_run": run_id, "b_stage": stage}
-        versions: dict[int, int] = dict(c.execute(SEL_VERSIONS, key).all())  # type: ignore[arg-type]
+        versions: dict[int, int] = {}
         scores: dict[int, dict[str, float]] = {}
         blocking: dict[int, list[str]] = {}
-        if versions:
-            for did, name, value in c.execute(SEL_STAGE_SCORES, key):
+        for part, did, version, name, value in c.execute(
+            SEL_BOARD, {"b_run": run_id, "b_stage": stage}
+        ):
+            if part == "v":
+                versions[did] = version
+            elif part == "s":
                 scores.setdefault(did, {})[name] = value
-            for did, category in c.execute(SEL_STAGE_FLAGS, key):
-                blocking.setdefault(did, []).append(category)
+            else:
+                blocking.setdefault(did, []).append(name)
         return cls(versions, scores, blocking)
 
     def best(self, thresholds: dict[str, float]) -> int | None:
