@@ -114,6 +114,9 @@ class StepPlan:
     the version check, so it need not read it again unless someone changed it since."""
     calls: list[dict[str, Any]] = field(default_factory=list)
     """Model calls' rows to write with the step's outputs (see CallContext.pending)."""
+    new_draft: bool = False
+    """review: the draft was written in the transaction that opened this step, so it has no
+    scores or flags to replace (unless the run changed since, which the commit checks)."""
 
 
 @dataclass
@@ -531,6 +534,7 @@ class Supervisor:
                     # changed: anyone who changed the run since (a claim, a person's halt)
                     # bumped its version, and saving it below fails the check.
                     run = plan.run if attempt == 0 and plan.run else RunRow.load(c, plan.run_id)
+                    plan.new_draft = plan.new_draft and attempt == 0
                     if (
                         run is None
                         or run.lease_owner != self.worker_id
@@ -568,6 +572,8 @@ class Supervisor:
                         else {}
                     )
                     nxt = self._open_step(tx, run, seq + 1, texts) if more and open_next else None
+                    if nxt is not None and plan.node == "draft":
+                        nxt.new_draft = True
                     run.save(c)
                 plan.calls.clear()  # committed with the step
                 for event in events:
@@ -604,7 +610,7 @@ class Supervisor:
         if plan.node == "draft":
             return self._apply_draft(tx, run, step, result)
         if plan.node == "review":
-            return self._apply_review(tx, run, result)
+            return self._apply_review(tx, run, result, replace=not plan.new_draft)
         if plan.node == "advance":
             return self._apply_advance(run)
         return self._apply_decide(tx, run)
@@ -651,12 +657,14 @@ class Supervisor:
         run.next_node = "review"
         return f"v{version} written by {author} ({len(text)} chars)"
 
-    def _apply_review(self, tx: LoopTx, run: RunRow, outcome: ReviewOutcome) -> str:
+    def _apply_review(
+        self, tx: LoopTx, run: RunRow, outcome: ReviewOutcome, *, replace: bool = True
+    ) -> str:
         c = tx.c
         draft_id = run.current_draft_id
-        # Re-reviewing a version (after a crash or an edit) replaces, never duplicates.
-        c.execute(DELETE_SCORES, {"b_draft": draft_id})
-        c.execute(DELETE_FLAGS, {"b_draft": draft_id})
+        if replace:  # re-reviewing a version replaces its scores and flags, never duplicates
+            c.execute(DELETE_SCORES, {"b_draft": draft_id})
+            c.execute(DELETE_FLAGS, {"b_draft": draft_id})
         # One multi-row INSERT per table rather than an ORM object per row.
         if outcome.scores:
             c.execute(

@@ -228,3 +228,32 @@ def test_scores_are_unique_per_version_even_when_reviewed_twice(db_url: str) -> 
     with session_scope() as s:
         n = len(s.exec(select(Score)).all())
     assert n == 3
+
+
+def test_a_person_acting_while_a_review_runs_is_seen_at_its_commit_and_nothing_doubles(
+        db_url: str) -> None:
+    """The review's commit writes back the run row it opened the step with; a person's halt
+    in between changed it, so the commit reads it again, keeps one set of scores and calls,
+    and halts without deciding."""
+    model = ScriptedModel({
+        "drafter": [protocol_draft()],
+        "safety_guardian": [review(GOOD_SAFETY)],
+        "clinical_critic": [review(GOOD_CLINICAL)],
+    })
+    run_id = start()
+
+    def halt_during_review(event) -> None:  # type: ignore[no-untyped-def]
+        if event.node == "review" and event.status == "started":
+            service.halt(run_id=run_id, actor="dr. lee", comment="wait")
+
+    assert claim_run(run_id, "w1")
+    status = Supervisor(model, "w1", on_event=halt_during_review).run_until_idle(run_id)
+    assert status == "awaiting_review"
+    d = views.get_run(run_id)
+    assert d.halt_reason == "halted" and d.next_node == "decide"
+    assert [(s.node, s.status) for s in d.steps] == [("draft", "done"), ("review", "done")]
+    with session_scope() as s:
+        scores = s.exec(select(Score).join(Draft).where(Draft.run_id == run_id)).all()
+        calls = s.exec(select(LLMCall).where(LLMCall.run_id == run_id)).all()
+    assert sorted(x.name for x in scores) == ["clinical", "empathy", "safety"]
+    assert sorted(c.agent for c in calls) == ["clinical_critic", "drafter", "safety_guardian"]
