@@ -105,8 +105,9 @@ INSERT_FLAG = insert(FLAG_T)
 INSERT_NOTE = insert(NOTE_T)
 STAGE_DRAFTS = (DRAFT_T.c.run_id == param("b_run"), DRAFT_T.c.stage == param("b_stage"))
 # A stage's board in one statement: its versions ("v", draft id, version), their scores ("s",
-# draft id, name, value) and blocking flags ("f", draft id, category); one round trip where
-# three cost three times the statement overhead. Typed NULLs keep PostgreSQL's UNION happy.
+# draft id, name, value), blocking flags ("f", draft id, category) and the run's spend so far
+# ("c", value); one round trip where four cost four times the statement overhead. Typed NULLs
+# keep PostgreSQL's UNION happy.
 _NO_INT, _NO_TEXT, _NO_FLOAT = (cast(null(), Integer), cast(null(), String),
                                 cast(null(), Float))
 SEL_BOARD = union_all(
@@ -118,6 +119,8 @@ SEL_BOARD = union_all(
     select(literal("f"), FLAG_T.c.draft_id, _NO_INT, FLAG_T.c.category, _NO_FLOAT)
     .join(DRAFT_T, DRAFT_T.c.id == FLAG_T.c.draft_id)
     .where(*STAGE_DRAFTS, FLAG_T.c.blocking.is_(True)),
+    select(literal("c"), _NO_INT, _NO_INT, _NO_TEXT, cast(func.sum(CALL_T.c.cost_usd), Float))
+    .where(CALL_T.c.run_id == param("b_run")),
 )
 SEL_SPEND = select(func.sum(CALL_T.c.cost_usd)).where(CALL_T.c.run_id == param("b_run"))
 UPDATE_RUN: dict[frozenset[str], Any] = {}

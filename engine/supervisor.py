@@ -317,9 +317,10 @@ class Supervisor:
             self._to_review(run, "halted" if run.halt_requested else run.halt_reason)
             run.save(c)
             return None
-        # Steps left "running" by a worker that died are abandoned, not resumed.
-        c.execute(ABANDON_STEPS, {"b_run": run.id, "b_now": utcnow()})
-        seq = (c.execute(MAX_SEQ, {"b_run": run.id}).scalar() or 0) + 1
+        last = c.execute(MAX_SEQ, {"b_run": run.id}).scalar() or 0
+        if last:  # steps left "running" by a worker that died are abandoned, not resumed
+            c.execute(ABANDON_STEPS, {"b_run": run.id, "b_now": utcnow()})
+        seq = last + 1
         plan = self._open_step(tx, run, seq)
         run.save(c)
         return plan
@@ -735,7 +736,7 @@ class Supervisor:
         else:
             verdict = self._gate(tx.session, run.current_draft_id, thresholds, stage, run.params)
         run.best_draft_id = board.best(thresholds)
-        run.cost_usd = run_spend_in(tx.c, run.id or 0)
+        run.cost_usd = board.spend
         if run.review_mode == "human":
             self._to_review(run, "rescored")
             return "re-scored a person's edit; waiting for review"
@@ -857,17 +858,19 @@ class _StepOut:
 
 @dataclass
 class _Board:
-    """A stage's versions with their scores and blocking flags, read in three queries."""
+    """A stage's versions with their scores and blocking flags, and the run's spend (one query)."""
 
     versions: dict[int, int]  # draft id -> version
     scores: dict[int, dict[str, float]]
     blocking: dict[int, list[str]]  # draft id -> categories of its blocking flags
+    spend: float = 0.0  # USD of the run's recorded calls
 
     @classmethod
     def read(cls, c: Connection, run_id: int, stage: str) -> _Board:
         versions: dict[int, int] = {}
         scores: dict[int, dict[str, float]] = {}
         blocking: dict[int, list[str]] = {}
+        spend = 0.0
         for part, did, version, name, value in c.execute(
             SEL_BOARD, {"b_run": run_id, "b_stage": stage}
         ):
@@ -875,9 +878,11 @@ class _Board:
                 versions[did] = version
             elif part == "s":
                 scores.setdefault(did, {})[name] = value
-            else:
+            elif part == "f":
                 blocking.setdefault(did, []).append(name)
-        return cls(versions, scores, blocking)
+            else:
+                spend = float(value or 0.0)
+        return cls(versions, scores, blocking, spend)
 
     def best(self, thresholds: dict[str, float]) -> int | None:
         """The version to put first in front of a person: passing and unflagged beats the rest,
