@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from sqlalchemy import event
-from sqlalchemy.engine import Engine
+from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import OperationalError, ProgrammingError
 from sqlmodel import Session, SQLModel, create_engine
 
@@ -97,6 +97,12 @@ def session_scope() -> Iterator[Session]:
         except BaseException:
             session.rollback()
             raise
+
+
+def connection_of(db: Session | Connection) -> Connection:
+    """The connection to run a Core statement on, given a session or a connection (a hot
+    path may hold a plain Core transaction, where a session would only add its overhead)."""
+    return db.connection() if isinstance(db, Session) else db
 
 
 def describe_database() -> str:

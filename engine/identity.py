@@ -15,10 +15,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import bindparam, func
+from sqlalchemy.engine import Connection
 from sqlmodel import Session, select
 
 from db.models import Role
-from db.session import session_scope
+from db.session import connection_of, session_scope
 from engine.errors import InvalidInput, InvalidState, PermissionDenied
 from engine.text import clean_text
 
@@ -80,20 +81,20 @@ _ANY_ROLE = select(Role.id).limit(1)
 _ROLES_OF = select(Role.role).where(Role.person == bindparam("b_person"))
 
 
-def roles_configured(session: Session) -> bool:
-    return session.connection().execute(_ANY_ROLE).first() is not None
+def roles_configured(session: Session | Connection) -> bool:
+    return connection_of(session).execute(_ANY_ROLE).first() is not None
 
 
-def roles_of(name: str, *, session: Session | None = None) -> frozenset[str]:
+def roles_of(name: str, *, session: Session | Connection | None = None) -> frozenset[str]:
     if session is None:
         with session_scope() as s:
             return roles_of(name, session=s)
-    rows = session.connection().execute(_ROLES_OF, {"b_person": person_key(name)})
+    rows = connection_of(session).execute(_ROLES_OF, {"b_person": person_key(name)})
     return frozenset(r for (r,) in rows)
 
 
 def can(actor: str, action: str, kind: str | None = None, *,
-        session: Session | None = None) -> bool:
+        session: Session | Connection | None = None) -> bool:
     """May `actor` do `action` on a run of `kind`? Everyone may while no role is set."""
     if session is None:
         with session_scope() as s:
@@ -104,7 +105,7 @@ def can(actor: str, action: str, kind: str | None = None, *,
 
 
 def require(actor: str, action: str, kind: str | None = None, *,
-            session: Session | None = None) -> None:
+            session: Session | Connection | None = None) -> None:
     """Raise PermissionDenied, with what the person would need, unless they may act."""
     if can(actor, action, kind, session=session):
         return

@@ -15,7 +15,7 @@ from sqlalchemy.orm.exc import StaleDataError
 from sqlmodel import Session, select
 
 from db.models import Draft, Flag, HumanAction, Note, Run, RunStatus, utcnow
-from db.session import session_scope
+from db.session import get_engine, session_scope
 from engine.errors import ApprovalBlocked, InvalidInput, InvalidState, NotFound, StaleRun
 from engine.identity import require
 from engine.pipelines.registry import PIPELINES, get_pipeline
@@ -132,15 +132,17 @@ def start_run(
             f"{sorted(scored)}",
             {"thresholds": "unknown score name"},
         )
-    with session_scope() as s:
-        require(who, "start", kind, session=s)
+    # A Core transaction: starting a run reads two small tables and inserts one row, and an
+    # ORM session cost more than that.
+    with get_engine().begin() as c:
+        require(who, "start", kind, session=c)
         if p.budget_usd is not None:
             budget: float | None = p.budget_usd
         elif default_budget_usd is not None:
             budget = default_budget_usd
         else:
             # Every way of starting a run (page, CLI, MCP) gets the ops-set default budget.
-            budget = default_run_budget_usd(s)
+            budget = default_run_budget_usd(c)
         values = _new_run_row(
             kind=kind,
             title=pipeline.title(parsed),
@@ -152,7 +154,7 @@ def start_run(
             parent_run_id=parent_run_id,
             parent_draft_id=parent_draft_id,
         )
-        return int(s.connection().execute(_INSERT_RUN, values).scalar_one())
+        return int(c.execute(_INSERT_RUN, values).scalar_one())
 
 
 # A Core insert of the validated values over Run's defaults: a table model's constructor and

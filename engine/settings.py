@@ -8,10 +8,11 @@ import json
 from datetime import UTC, datetime, timedelta
 
 from pydantic import BaseModel
+from sqlalchemy.engine import Connection
 from sqlmodel import Session, col, select
 
 from db.models import ModelPrice, Setting, utcnow
-from db.session import session_scope
+from db.session import connection_of, session_scope
 from engine.errors import InvalidInput
 from engine.identity import require
 from engine.pricing import PRICE_BOOK, seed_prices
@@ -54,11 +55,11 @@ class PriceRow(BaseModel):
 _SETTINGS = select(Setting.key, Setting.value)  # built once; read on every start
 
 
-def _read(s: Session) -> dict[str, object]:
-    return {key: json.loads(value) for key, value in s.connection().execute(_SETTINGS)}
+def _read(s: Session | Connection) -> dict[str, object]:
+    return {key: json.loads(value) for key, value in connection_of(s).execute(_SETTINGS)}
 
 
-def get_ops_settings(session: Session | None = None) -> OpsSettings:
+def get_ops_settings(session: Session | Connection | None = None) -> OpsSettings:
     if session is None:
         with session_scope() as s:
             return get_ops_settings(s)
@@ -69,7 +70,7 @@ def get_ops_settings(session: Session | None = None) -> OpsSettings:
     )
 
 
-def default_run_budget_usd(session: Session | None = None) -> float | None:
+def default_run_budget_usd(session: Session | Connection | None = None) -> float | None:
     """The budget service.start_run gives a run whose starter set none."""
     return get_ops_settings(session).default_run_budget_usd
 
