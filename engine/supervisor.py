@@ -302,10 +302,13 @@ class Supervisor:
             if row is None:
                 return None
             run = RunRow(row)
-            plan = self._open_first(tx, run)  # no one else can change the row in between
+            # No one else can change the row in between, and the claim set the lease just now.
+            plan = self._open_first(tx, run, renew_lease=False)
             return run.id, plan, run.status
 
-    def _open_first(self, tx: LoopTx, run: RunRow | None) -> StepPlan | None:
+    def _open_first(
+        self, tx: LoopTx, run: RunRow | None, *, renew_lease: bool = True
+    ) -> StepPlan | None:
         """Open the step a run this worker holds does next (the caller commits); None when
         there is none (the run goes to review if it was halted or has nothing left)."""
         if run is None or run.status != RunStatus.RUNNING:
@@ -321,12 +324,18 @@ class Supervisor:
         if last:  # steps left "running" by a worker that died are abandoned, not resumed
             c.execute(ABANDON_STEPS, {"b_run": run.id, "b_now": utcnow()})
         seq = last + 1
-        plan = self._open_step(tx, run, seq)
+        plan = self._open_step(tx, run, seq, renew_lease=renew_lease)
         run.save(c)
         return plan
 
     def _open_step(
-        self, tx: LoopTx, run: RunRow, seq: int, texts: dict[int | None, str] | None = None
+        self,
+        tx: LoopTx,
+        run: RunRow,
+        seq: int,
+        texts: dict[int | None, str] | None = None,
+        *,
+        renew_lease: bool = True,
     ) -> StepPlan:
         """Write the step's row, renew the lease and read what the node needs (the caller
         saves the run). `texts`: drafts' contents the caller holds already, by id."""
@@ -344,7 +353,8 @@ class Supervisor:
                 "started_at": utcnow(),
             },
         ).scalar_one()
-        run.lease_expires = utcnow() + timedelta(seconds=lease_seconds())
+        if renew_lease:
+            run.lease_expires = utcnow() + timedelta(seconds=lease_seconds())
         plan = StepPlan(
             run_id=run.id or 0,
             step_id=step_id,
