@@ -56,7 +56,7 @@ class Run(SQLModel, table=True):
     budget_usd: float | None = None
     cost_usd: float = 0.0
     created_by: str = Field(default="", max_length=120)
-    created_at: datetime = Field(default_factory=utcnow, index=True)
+    created_at: datetime = Field(default_factory=utcnow)  # ix_run_ops leads with it
     updated_at: datetime = Field(default_factory=utcnow)
     lease_owner: str | None = Field(default=None, max_length=120)
     lease_expires: datetime | None = None
@@ -73,7 +73,7 @@ class Run(SQLModel, table=True):
 
 class Draft(SQLModel, table=True):
     id: int | None = Field(default=None, primary_key=True)
-    run_id: int = Field(foreign_key="run.id", index=True)
+    run_id: int = Field(foreign_key="run.id")  # uq_draft_run_version leads with it
     version: int  # 1, 2, 3 ... within the run
     stage: str = Field(default="draft", max_length=32)
     author: str = Field(max_length=120)  # agent name, or "person:<name>"
@@ -89,7 +89,7 @@ class Draft(SQLModel, table=True):
 
 class Score(SQLModel, table=True):
     id: int | None = Field(default=None, primary_key=True)
-    draft_id: int = Field(foreign_key="draft.id", index=True)
+    draft_id: int = Field(foreign_key="draft.id")  # uq_score_draft_name leads with it
     name: str = Field(max_length=64)
     value: float  # the binding value in [0, 1]
     llm_value: float | None = None  # what the critic said, before the checks bound it
@@ -125,7 +125,7 @@ class Note(SQLModel, table=True):
 
 class Step(SQLModel, table=True):
     id: int | None = Field(default=None, primary_key=True)
-    run_id: int = Field(foreign_key="run.id", index=True)
+    run_id: int = Field(foreign_key="run.id")  # uq_step_run_seq leads with it
     seq: int
     node: str = Field(max_length=16)
     stage: str = Field(default="draft", max_length=32)
