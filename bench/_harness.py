@@ -64,7 +64,7 @@ def database(url: str) -> Iterator[str]:
     reset_engines()
     try:
         _migrate(url)
-        get_engine()
+        _rollup(get_engine())
         yield url
     finally:
         reset_engines()
@@ -81,6 +81,17 @@ def _migrate(url: str) -> None:
     except ImportError:  # an older tree without migrations: get_engine() creates the tables
         return
     migrate(url)
+
+
+def _rollup(engine: Any) -> None:
+    """The Costs page's daily rollup and the triggers that keep it (made the first time
+    anyone opens Costs): a deployment has them, so every recorded call pays for them here."""
+    try:
+        from engine.rollup import ensure_rollup
+    except ImportError:  # an older tree without the rollup
+        return
+    with engine.begin() as conn:
+        ensure_rollup(conn)
 
 
 def sqlite_url(directory: Path, name: str = "draftroom.db") -> str:
