@@ -148,15 +148,25 @@ class LoopTx:
 
 
 @contextmanager
-def loop_transaction() -> Iterator[LoopTx]:
+def loop_transaction(conn: Connection | None = None) -> Iterator[LoopTx]:
     """A transaction that commits on success and rolls back on error, without an ORM
-    session unless one is asked for."""
-    with get_engine().begin() as c:
-        tx = LoopTx(c)
-        try:
+    session unless one is asked for; on `conn` when given (a worker holds one for a run's
+    steps), else on a connection from the pool."""
+    if conn is None:
+        with get_engine().begin() as c, _loop_tx(c) as tx:
             yield tx
-        finally:
-            tx.close()
+    else:
+        with conn.begin(), _loop_tx(conn) as tx:
+            yield tx
+
+
+@contextmanager
+def _loop_tx(c: Connection) -> Iterator[LoopTx]:
+    tx = LoopTx(c)
+    try:
+        yield tx
+    finally:
+        tx.close()
 
 
 def draft_content(c: Connection, draft_id: int | None) -> str | None:

@@ -10,15 +10,17 @@ from __future__ import annotations
 
 import hashlib
 import logging
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor, wait
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from datetime import timedelta
 from functools import partial
 from typing import Any
 
 from sqlalchemy.engine import Connection
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.orm.exc import StaleDataError
 from sqlmodel import Session, select
 
@@ -30,7 +32,7 @@ from db.models import (
     Step,
     utcnow,
 )
-from db.session import session_scope
+from db.session import get_engine, session_scope
 from engine.agents import BudgetReached, CallContext, run_agent, run_spend, save_calls
 from engine.checks.base import FlagOut
 from engine.leases import claim_row, lease_seconds
@@ -195,13 +197,15 @@ class Supervisor:
         self.backend = backend
         self.worker_id = worker_id
         self.on_event = on_event or (lambda e: None)
+        self._local = threading.local()  # .conn: the connection this thread's drive holds
 
     # -- public -------------------------------------------------------------------------
 
     def run_until_idle(self, run_id: int) -> str:
         """Advance the run until it halts, fails or is taken away; returns its status.
         Each step's commit also opens the next step (one transaction between two nodes)."""
-        return self._drive(run_id, None)
+        with self._holding_connection():
+            return self._drive(run_id, None)
 
     def claim_and_run(
         self, run_id: int | None, on_claimed: Callable[[int], None] | None = None
@@ -210,13 +214,34 @@ class Supervisor:
         the claim and the opening of its first step are one transaction. `on_claimed` hears
         the run's id before its first step runs. Returns (run id, status), None when there
         was nothing to claim."""
-        got = self._claim_and_begin(run_id)
-        if got is None:
-            return None
-        claimed, plan, status = got
-        if on_claimed is not None:
-            on_claimed(claimed)
-        return claimed, self._drive(claimed, plan) if plan is not None else status
+        with self._holding_connection():
+            got = self._claim_and_begin(run_id)
+            if got is None:
+                return None
+            claimed, plan, status = got
+            if on_claimed is not None:
+                on_claimed(claimed)
+            return claimed, self._drive(claimed, plan) if plan is not None else status
+
+    @contextmanager
+    def _holding_connection(self) -> Iterator[None]:
+        """One connection for all of a drive's transactions: checking one out of the pool
+        (and, on PostgreSQL, pinging it) for every step cost more than some of the steps'
+        statements. It sits idle, outside any transaction, while a model answers; if the
+        database dropped it meanwhile, the transaction that finds out is tried again on a
+        new one (see _retrying)."""
+        if getattr(self._local, "conn", None) is not None:  # already holding one
+            yield
+            return
+        with get_engine().connect() as conn:
+            self._local.conn = conn
+            try:
+                yield
+            finally:
+                self._local.conn = None
+
+    def _tx(self) -> AbstractContextManager[LoopTx]:
+        return loop_transaction(getattr(self._local, "conn", None))
 
     def _drive(self, run_id: int, plan: StepPlan | None) -> str:
         status: str | None = None
@@ -225,7 +250,7 @@ class Supervisor:
             if not more:
                 break
         if status is None:  # stopped without a commit of this worker's: ask the database
-            with loop_transaction() as tx:
+            with self._tx() as tx:
                 status = tx.c.execute(SEL_STATUS, {"b_run": run_id}).scalar()
         return status or "missing"
 
@@ -288,16 +313,18 @@ class Supervisor:
     # -- begin --------------------------------------------------------------------------
 
     def _begin(self, run_id: int) -> StepPlan | None:
-        for _ in range(COMMIT_ATTEMPTS):
+        for attempt in range(COMMIT_ATTEMPTS):
             try:
-                with loop_transaction() as tx:
+                with self._tx() as tx:
                     return self._open_first(tx, RunRow.load(tx.c, run_id))
             except StaleDataError:
                 continue
+            except DBAPIError as exc:
+                self._retrying(exc, attempt)
         return None
 
     def _claim_and_begin(self, run_id: int | None) -> tuple[int, StepPlan | None, str] | None:
-        with loop_transaction() as tx:
+        with self._tx() as tx:
             row = claim_row(tx.c, run_id, self.worker_id)
             if row is None:
                 return None
@@ -538,7 +565,7 @@ class Supervisor:
     ) -> tuple[bool, StepPlan | None, str]:
         for attempt in range(COMMIT_ATTEMPTS):
             try:
-                with loop_transaction() as tx:
+                with self._tx() as tx:
                     c = tx.c
                     save_calls(plan.calls, c)  # first: the decision below counts their cost
                     # The row as this step's opening saved it, unless a first try found it
@@ -599,7 +626,17 @@ class Supervisor:
                 # run afresh, which finds the lease gone. Without it, this is a real error.
                 if attempt > 0 or plan.run is None:
                     raise
+            except DBAPIError as exc:
+                self._retrying(exc, attempt)
         return False, None, None  # type: ignore[return-value]  # unreachable: the loop raises
+
+    @staticmethod
+    def _retrying(exc: DBAPIError, attempt: int) -> None:
+        """Go on to the next attempt when the database dropped the held connection (the
+        transaction rolled back; the connection reconnects when next used); else raise."""
+        if not exc.connection_invalidated or attempt == COMMIT_ATTEMPTS - 1:
+            raise exc
+        log.warning("database connection dropped; trying the transaction again")
 
     def _decide_step(self, tx: LoopTx, run: RunRow, seq: int) -> list[StepEvent]:
         """The supervisor's decision on a review, as a step of its own committed with the

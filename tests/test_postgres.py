@@ -154,3 +154,32 @@ def _wait_for_review(run_id: int, seconds: float = 60) -> None:
             pass
         time.sleep(0.2)
     raise AssertionError(f"run {run_id} did not reach review in {seconds}s")
+
+
+def test_a_connection_cut_while_a_step_runs_is_replaced_and_nothing_doubles(
+        pg_url: str) -> None:
+    """A worker holds one connection for a run's steps; it sits idle while a model answers.
+    If the server drops it then, the step's commit finds out, is tried again on a new
+    connection, and the run goes on: every step once, every call recorded once."""
+    (run_id,) = queue(1)
+    cut: list[int] = []
+
+    def cut_the_held_connection(event) -> None:  # type: ignore[no-untyped-def]
+        if event.node == "review" and event.status == "started" and not cut:
+            with get_engine().connect() as admin:
+                cut.append(admin.execute(text(
+                    "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+                    "WHERE datname = current_database() AND pid <> pg_backend_pid() "
+                    "AND state = 'idle'")).scalar_one())
+
+    assert claim_run(run_id, "w1")
+    sup = Supervisor(OfflineBackend(), "w1", on_event=cut_the_held_connection)
+    assert sup.run_until_idle(run_id) == RunStatus.REVIEW
+    assert cut and cut[0] >= 1  # the held connection (idle between steps) was among them
+    d = views.get_run(run_id)
+    seqs = [s.seq for s in d.steps]
+    assert seqs == list(range(1, len(seqs) + 1)) and all(s.status == "done" for s in d.steps)
+    with session_scope() as s:
+        calls = s.exec(text("SELECT step_id, agent FROM llmcall WHERE run_id = :r"),  # type: ignore[call-overload]
+                       params={"r": run_id}).all()
+    assert len(calls) == len(set(calls))  # no call recorded twice
