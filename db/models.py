@@ -144,7 +144,8 @@ class Step(SQLModel, table=True):
 class LLMCall(SQLModel, table=True):
     id: int | None = Field(default=None, primary_key=True)
     run_id: int | None = Field(default=None, foreign_key="run.id")
-    step_id: int | None = Field(default=None, foreign_key="step.id", index=True)
+    # No index: calls are looked up by run (ix_llmcall_run), never by step.
+    step_id: int | None = Field(default=None, foreign_key="step.id")
     agent: str = Field(max_length=64)
     backend: str = Field(max_length=32)
     model: str = Field(max_length=120)
