@@ -56,14 +56,14 @@ def build_graph(checkpointer: Any, pipeline: Any) -> Any:
     """The compiled graph; `pipeline` is the protocol pipeline (or its timed copy)."""
     from langgraph.graph import END, START, StateGraph
 
-    from engine.pipelines.base import PRIORITY_ORDER, DraftTask, NoteOut, Review, ReviewTask
-    from engine.supervisor import (
+    from engine.decide import (
         as_review,
         combine_review,
         gate,
         max_iterations_for,
         thresholds_for,
     )
+    from engine.pipelines.base import PRIORITY_ORDER, DraftTask, NoteOut, Review, ReviewTask
 
     stage = pipeline.stages[0]
     safety_spec, clinical_spec = stage.critics

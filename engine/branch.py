@@ -17,8 +17,7 @@ from engine.errors import InvalidInput, NotFound
 from engine.identity import require
 from engine.pipelines.registry import get_pipeline
 from engine.service import MAX_COMMENT_CHARS, RunParams, _actor, store_check_flags
-from engine.supervisor import content_hash
-from engine.text import clean_text
+from engine.text import clean_text, content_hash
 from engine.validation import parse_input
 
 __all__ = ["BranchLink", "Lineage", "branch_run", "children_of", "lineage", "branch_author"]

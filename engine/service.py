@@ -21,8 +21,7 @@ from engine.identity import require
 from engine.pipelines.registry import PIPELINES, get_pipeline
 from engine.redact import redact_secrets, redact_secrets_text
 from engine.settings import default_run_budget_usd
-from engine.supervisor import content_hash
-from engine.text import clean_text
+from engine.text import clean_text, content_hash
 from engine.validation import parse_input
 
 MAX_DRAFT_CHARS = 50_000

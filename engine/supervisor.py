@@ -8,7 +8,6 @@ and nothing is lost or written twice."""
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import threading
 from collections.abc import Callable, Iterator
@@ -33,8 +32,17 @@ from db.models import (
     utcnow,
 )
 from db.session import get_engine, session_scope
-from engine.agents import BudgetReached, CallContext, run_agent, run_spend, save_calls
+from engine.agents import BudgetReached, CallContext, run_agent, save_calls
 from engine.checks.base import FlagOut
+from engine.decide import (
+    Board,
+    GateVerdict,
+    as_review,
+    combine_review,
+    gate,
+    max_iterations_for,
+    thresholds_for,
+)
 from engine.leases import claim_row, lease_seconds
 from engine.llm.base import LLMBackend, LLMError
 from engine.llm.offline import OfflineBackend
@@ -50,7 +58,6 @@ from engine.loop_sql import (
     INSERT_STEP,
     MAX_SEQ,
     MAX_VERSION,
-    SEL_BOARD,
     SEL_DRAFTER_NOTES,
     SEL_FEEDBACK,
     SEL_SPEND,
@@ -66,13 +73,13 @@ from engine.pipelines.base import (
     AgentSpec,
     DraftTask,
     NoteOut,
-    Review,
     ReviewTask,
     StageSpec,
 )
 from engine.pipelines.registry import get_pipeline
 from engine.prompts import ResolvedPrompt
 from engine.redact import redact_secrets_text, redact_text
+from engine.text import content_hash
 
 COMMIT_ATTEMPTS = 5
 log = logging.getLogger("draftroom.supervisor")
@@ -129,56 +136,6 @@ class ReviewOutcome:
     flags: list[FlagOut]
     notes: list[tuple[str, NoteOut]]  # (author, note)
     verdicts: list[str] = field(default_factory=list)
-
-
-def content_hash(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
-def thresholds_for(stage: StageSpec, params: dict[str, Any]) -> dict[str, float]:
-    merged = dict(stage.thresholds)
-    merged.update({k: float(v) for k, v in (params.get("thresholds") or {}).items()})
-    return merged
-
-
-def max_iterations_for(stage: StageSpec, params: dict[str, Any]) -> int:
-    return int(params.get("max_iterations") or stage.max_iterations)
-
-
-def clamp01(x: float) -> float:
-    return 0.0 if x != x else max(0.0, min(1.0, float(x)))  # NaN -> 0
-
-
-def as_review(out: Any) -> Review:
-    """Critics answer in their own schema (named score fields) or directly as a Review."""
-    if isinstance(out, Review):
-        return out
-    if hasattr(out, "to_review"):
-        return out.to_review()
-    return Review.model_validate(out.model_dump())
-
-
-def combine_review(
-    stage: StageSpec, reviews: list[tuple[str, Review]], caps: dict[str, float]
-) -> dict[str, tuple[float, float | None, float | None, str]]:
-    """Critic scores bound by the deterministic checks: final = min(critic, cap). A score only
-    the checks give stands on its own; two critics giving the same name: the lower wins.
-    Score names the stage does not use are dropped (a model may invent some)."""
-    known = set(stage.thresholds) | set(caps)
-    out: dict[str, tuple[float, float | None, float | None, str]] = {}
-    for author, review in reviews:
-        for s in review.scores:
-            if s.name not in known:
-                continue
-            llm = clamp01(s.value)
-            cap = caps.get(s.name)
-            value = min(llm, cap) if cap is not None else llm
-            if s.name not in out or value < out[s.name][0]:
-                out[s.name] = (value, llm, cap, author)
-    for name, cap in caps.items():
-        if name not in out:
-            out[name] = (clamp01(cap), None, cap, "checks")
-    return out
 
 
 def run_checks(stage: StageSpec, text: str, run_input: dict[str, Any]):  # type: ignore[no-untyped-def]
@@ -772,7 +729,7 @@ class Supervisor:
     def _apply_decide(self, tx: LoopTx, run: RunRow) -> str:
         stage = get_pipeline(run.kind).stage(run.stage)
         thresholds = thresholds_for(stage, run.params)
-        board = _Board.read(tx.c, run.id or 0, run.stage)
+        board = Board.read(tx.c, run.id or 0, run.stage)
         if run.current_draft_id in board.versions:
             verdict = gate(
                 board.scores.get(run.current_draft_id, {}),
@@ -870,91 +827,10 @@ class Supervisor:
         )
 
 
-@dataclass(frozen=True)
-class GateVerdict:
-    passed: bool
-    why: str
-
-
-def gate(
-    scores: dict[str, float],
-    blocking_flags: list[str],
-    thresholds: dict[str, float],
-    verdicts: list[str] | None = None,
-) -> GateVerdict:
-    """Thresholds met, no blocking flag, and (where the rubric has one) a PASS verdict."""
-    short = [
-        f"{n} {scores.get(n, 0):.2f} < {t:.2f}"
-        for n, t in thresholds.items()
-        if scores.get(n, 0.0) < t
-    ]
-    if blocking_flags:
-        short.append(
-            f"{len(blocking_flags)} open flag(s): {', '.join(sorted(set(blocking_flags)))}"
-        )
-    if verdicts is not None and any(v != "PASS" for v in verdicts):
-        short.append("evaluator verdict REVISE")
-    return GateVerdict(not short, "; ".join(short) or "all thresholds met")
-
-
 class _StepOut:
     """What a node's commit sets on its step row besides status and time."""
 
     draft_id: int | None = None
-
-
-@dataclass
-class _Board:
-    """A stage's versions with their scores and blocking flags, and the run's spend (one query)."""
-
-    versions: dict[int, int]  # draft id -> version
-    scores: dict[int, dict[str, float]]
-    blocking: dict[int, list[str]]  # draft id -> categories of its blocking flags
-    spend: float = 0.0  # USD of the run's recorded calls
-
-    @classmethod
-    def read(cls, c: Connection, run_id: int, stage: str) -> _Board:
-        versions: dict[int, int] = {}
-        scores: dict[int, dict[str, float]] = {}
-        blocking: dict[int, list[str]] = {}
-        spend = 0.0
-        for part, did, version, name, value in c.execute(
-            SEL_BOARD, {"b_run": run_id, "b_stage": stage}
-        ):
-            if part == "v":
-                versions[did] = version
-            elif part == "s":
-                scores.setdefault(did, {})[name] = value
-            elif part == "f":
-                blocking.setdefault(did, []).append(name)
-            else:
-                spend = float(value or 0.0)
-        return cls(versions, scores, blocking, spend)
-
-    def best(self, thresholds: dict[str, float]) -> int | None:
-        """The version to put first in front of a person: passing and unflagged beats the rest,
-        then the one with the best worst margin over its thresholds, then the newest."""
-        if not self.versions:
-            return None
-
-        def key(did: int) -> tuple[int, int, float, float, int]:
-            sc = self.scores.get(did, {})
-            margins = [sc.get(n, 0.0) - t for n, t in thresholds.items()] or [0.0]
-            return (
-                1 if sc else 0,
-                0 if did in self.blocking else 1,
-                min(margins),
-                sum(sc.values()) / max(1, len(sc)),
-                self.versions[did],
-            )
-
-        return max(self.versions, key=key)
-
-
-def best_draft(s: Session, run_id: int, stage: str, thresholds: dict[str, float]) -> int | None:
-    """The version to put first in front of a person: passing and unflagged beats the rest,
-    then the one with the best worst margin over its thresholds, then the newest."""
-    return _Board.read(s.connection(), run_id, stage).best(thresholds)
 
 
 def run_spend_in(c: Connection, run_id: int) -> float:
@@ -962,4 +838,4 @@ def run_spend_in(c: Connection, run_id: int) -> float:
     return float(total or 0.0)
 
 
-__all__ = ["Supervisor", "StepEvent", "gate", "best_draft", "combine_review", "run_spend"]
+__all__ = ["Supervisor", "StepEvent", "LeaseLost"]

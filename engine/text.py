@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import unicodedata
 
 
@@ -12,3 +13,8 @@ def clean_text(value: str) -> str:
     kept = (ch for ch in value if ch in "\n\t" or unicodedata.category(ch)[0] != "C"
             or unicodedata.category(ch) == "Cf")
     return "".join(kept).strip()
+
+
+def content_hash(text: str) -> str:
+    """A draft's fingerprint (stored with it; equal texts, equal hashes)."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
