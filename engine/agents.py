@@ -9,14 +9,14 @@ from functools import lru_cache
 from typing import Any
 
 from pydantic import BaseModel
-from sqlalchemy import func, insert
+from sqlalchemy import insert
 from sqlalchemy.engine import Connection
-from sqlmodel import Session, select
 
 from db.models import LLMCall, utcnow
 from db.session import get_engine, session_scope
 from engine.llm.base import AgentCall, LLMBackend, LLMError
 from engine.llm.offline import estimate_tokens
+from engine.loop_sql import SEL_SPEND
 from engine.pipelines.base import AgentSpec
 from engine.pricing import PRICE_BOOK, call_cost
 from engine.prompts import ResolvedPrompt, resolve_prompt
@@ -44,23 +44,14 @@ class CallContext:
     None: the row is written at once, in a transaction of its own."""
 
 
-def _spend(session: Session, run_id: int) -> float:
-    total = session.exec(select(func.sum(LLMCall.cost_usd)).where(LLMCall.run_id == run_id)).one()
-    return float(total or 0.0)
-
-
-def run_spend(run_id: int) -> float:
-    """USD spent on a run's calls so far (unpriced calls count as nothing known)."""
-    with session_scope() as s:
-        return _spend(s, run_id)
-
-
 def _check_budget(ctx: CallContext, backend: LLMBackend, messages: list[dict[str, str]]) -> None:
+    """Before every call of a run with a budget: the cached price and one prebuilt query on
+    a plain connection (an ORM session here cost more than the rest of the check)."""
     if ctx.budget_usd is None:
         return
-    with session_scope() as s:
-        price = PRICE_BOOK.price(s, backend.model)
-        spent = _spend(s, ctx.run_id)
+    price = PRICE_BOOK.lookup(backend.model)
+    with get_engine().connect() as c:
+        spent = float(c.execute(SEL_SPEND, {"b_run": ctx.run_id}).scalar() or 0.0)
     spent += sum(r["cost_usd"] or 0.0 for r in ctx.pending or ())  # not written yet
     prompt = sum(estimate_tokens(m["content"]) for m in messages)
     estimate = (
