@@ -117,7 +117,6 @@ def run_agent(
             attempts=exc.attempts,
             cost_usd=None,
         )
-        record["cost_usd"] = None
         save_calls([record])  # at once: the step stops here
         raise
     record.update(
