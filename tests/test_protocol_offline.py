@@ -18,12 +18,9 @@ from engine.pipelines.protocol import (
     THRESHOLDS,
     render_protocol,
 )
-from engine.pipelines.protocol_offline import (
-    choose_exercise,
-    draft_protocol,
-    review_clinical,
-    review_safety,
-)
+from engine.pipelines.protocol_critics import review_clinical, review_safety
+from engine.pipelines.protocol_offline import draft_protocol
+from engine.pipelines.protocol_text import choose_exercise
 
 INTENTS = [
     ("Help students manage exam anxiety before finals", "university students"),

@@ -10,6 +10,7 @@ from pydantic import BaseModel, Field, field_validator
 
 from engine.checks.base import CheckResult
 from engine.checks.safety import screen_protocol
+from engine.pipelines import protocol_critics as critics
 from engine.pipelines import protocol_offline as offline
 from engine.pipelines.base import (
     AgentSpec,
@@ -172,7 +173,7 @@ SAFETY_GUARDIAN = AgentSpec(
     system_prompt=SAFETY_PROMPT,
     output_type=SafetyReviewOut,
     render_user=_render_review_task,
-    offline=offline.review_safety,
+    offline=critics.review_safety,
 )
 CLINICAL_CRITIC = AgentSpec(
     name="clinical_critic",
@@ -180,7 +181,7 @@ CLINICAL_CRITIC = AgentSpec(
     system_prompt=CLINICAL_PROMPT,
     output_type=ClinicalReviewOut,
     render_user=_render_review_task,
-    offline=offline.review_clinical,
+    offline=critics.review_clinical,
 )
 
 THRESHOLDS = {"safety": 0.8, "empathy": 0.7, "clinical": 0.7}

@@ -1,6 +1,6 @@
 """The offline protocol agents' library, as data: exercise templates, audience profiles,
 and the word lists the offline critics and drafter share. No logic lives here; the
-composition and the rubrics are in protocol_offline.py.
+composition is in protocol_offline.py, the rubrics in protocol_critics.py.
 
 Template placeholders: {setting} (where/when the audience would practise) and {support}
 (the people the audience can turn to). Each step is (core, warm): the core is the action,
