@@ -86,8 +86,11 @@ def _waiting(page, stage: str, versions: str = "") -> None:  # type: ignore[no-u
 
 def _approve(page) -> None:  # type: ignore[no-untyped-def]
     """Approve the version on screen. A click that lands while the page reruns can be lost
-    (seen about once in ten runs): click that same version's button again, never another's."""
+    (seen about once in ten runs): click that same version's button again, never another's.
+    While the page reruns into a new stage, the last stage's approve form can still be on
+    screen (faded) for a moment: wait until one approve button is left."""
     first = page.get_by_role("button", name=re.compile(r"Approve v\d+$"))
+    expect(first).to_have_count(1)
     version = re.search(r"Approve v(\d+)", first.inner_text()).group(1)  # type: ignore[union-attr]
     button = page.get_by_role("button", name=re.compile(rf"Approve v{version}$"))
     for attempt in range(3):
