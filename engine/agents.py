@@ -16,7 +16,7 @@ from db.models import LLMCall, utcnow
 from db.session import get_engine, session_scope
 from engine.llm.base import AgentCall, LLMBackend, LLMError
 from engine.llm.offline import estimate_tokens
-from engine.loop_sql import SEL_SPEND
+from engine.loop_sql import run_spend
 from engine.pipelines.base import AgentSpec
 from engine.pricing import PRICE_BOOK, call_cost
 from engine.prompts import ResolvedPrompt, resolve_prompt
@@ -51,7 +51,7 @@ def _check_budget(ctx: CallContext, backend: LLMBackend, messages: list[dict[str
         return
     price = PRICE_BOOK.lookup(backend.model)
     with get_engine().connect() as c:
-        spent = float(c.execute(SEL_SPEND, {"b_run": ctx.run_id}).scalar() or 0.0)
+        spent = run_spend(c, ctx.run_id)
     spent += sum(r["cost_usd"] or 0.0 for r in ctx.pending or ())  # not written yet
     prompt = sum(estimate_tokens(m["content"]) for m in messages)
     estimate = (

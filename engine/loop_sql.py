@@ -169,8 +169,18 @@ def _loop_tx(c: Connection) -> Iterator[LoopTx]:
         tx.close()
 
 
-def draft_content(c: Connection, draft_id: int | None) -> str | None:
+def draft_content(
+    c: Connection, draft_id: int | None, known: dict[int | None, str] | None = None
+) -> str | None:
+    """A draft's text: from `known` (texts the caller holds already, by id), else read."""
+    if known and draft_id in known:
+        return known[draft_id]
     return c.execute(SEL_CONTENT, {"b_draft": draft_id}).scalar() if draft_id else None
+
+
+def run_spend(c: Connection, run_id: int) -> float:
+    """USD of a run's recorded calls (unpriced calls count as nothing known)."""
+    return float(c.execute(SEL_SPEND, {"b_run": run_id}).scalar() or 0.0)
 
 
 def prompts_for(

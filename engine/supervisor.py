@@ -18,7 +18,6 @@ from datetime import timedelta
 from functools import partial
 from typing import Any
 
-from sqlalchemy.engine import Connection
 from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.orm.exc import StaleDataError
 from sqlmodel import Session, select
@@ -60,13 +59,13 @@ from engine.loop_sql import (
     MAX_VERSION,
     SEL_DRAFTER_NOTES,
     SEL_FEEDBACK,
-    SEL_SPEND,
     SEL_STATUS,
     LoopTx,
     RunRow,
     draft_content,
     loop_transaction,
     prompts_for,
+    run_spend,
 )
 from engine.pipelines.base import (
     PRIORITY_ORDER,
@@ -360,8 +359,7 @@ class Supervisor:
             plan.task = self._draft_task(tx, plan, texts)
             agents = (stage.drafter,)
         elif plan.node == "review":
-            plan.content = texts.get(plan.current_draft_id) or draft_content(
-                c, plan.current_draft_id)
+            plan.content = draft_content(c, plan.current_draft_id, texts)
             agents = stage.critics
         plan.prompts = prompts_for(tx, agents, plan.params)
         return plan
@@ -398,7 +396,7 @@ class Supervisor:
 
     def _draft_task(self, tx: LoopTx, plan: StepPlan, texts: dict[int | None, str]) -> DraftTask:
         c = tx.c
-        previous = texts.get(plan.current_draft_id) or draft_content(c, plan.current_draft_id)
+        previous = draft_content(c, plan.current_draft_id, texts)
         notes: list[NoteOut] = []
         if previous is not None:
             rows = c.execute(
@@ -803,7 +801,7 @@ class Supervisor:
                     run.error = message if status == RunStatus.FAILED else None
                     run.lease_owner = None
                     run.lease_expires = None
-                    run.cost_usd = run_spend_in(s.connection(), run.id or 0)
+                    run.cost_usd = run_spend(s.connection(), run.id or 0)
                     run.updated_at = utcnow()
                     s.add(run)
                 self.on_event(
@@ -831,11 +829,6 @@ class _StepOut:
     """What a node's commit sets on its step row besides status and time."""
 
     draft_id: int | None = None
-
-
-def run_spend_in(c: Connection, run_id: int) -> float:
-    total = c.execute(SEL_SPEND, {"b_run": run_id}).scalar()
-    return float(total or 0.0)
 
 
 __all__ = ["Supervisor", "StepEvent", "LeaseLost"]
