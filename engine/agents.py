@@ -9,14 +9,13 @@ from functools import lru_cache
 from typing import Any
 
 from pydantic import BaseModel
-from sqlalchemy import insert
 from sqlalchemy.engine import Connection
 
-from db.models import LLMCall, utcnow
+from db.models import utcnow
 from db.session import get_engine, session_scope
 from engine.llm.base import AgentCall, LLMBackend, LLMError
 from engine.llm.offline import estimate_tokens
-from engine.loop_sql import run_spend
+from engine.loop_sql import INSERT_CALL, run_spend
 from engine.pipelines.base import AgentSpec
 from engine.pricing import PRICE_BOOK, call_cost
 from engine.prompts import ResolvedPrompt, resolve_prompt
@@ -116,6 +115,7 @@ def run_agent(
             error=redact(f"{exc.kind}: {exc.message}"),
             attempts=exc.attempts,
             cost_usd=None,
+            response={},
         )
         save_calls([record])  # at once: the step stops here
         raise
@@ -167,10 +167,8 @@ def save_calls(records: list[dict[str, Any]], c: Connection | None = None) -> No
     if not records:
         return
     if c is not None:
-        c.execute(INSERT_CALL, records)
+        INSERT_CALL.run_many(c, records)
         return
     with get_engine().begin() as conn:
-        conn.execute(INSERT_CALL, records)
+        INSERT_CALL.run_many(conn, records)
 
-
-INSERT_CALL = insert(LLMCall.__table__)  # type: ignore[attr-defined]  # Core: built once

@@ -102,8 +102,8 @@ class Board:
         scores: dict[int, dict[str, float]] = {}
         blocking: dict[int, list[str]] = {}
         spend = 0.0
-        for part, did, version, name, value in c.execute(
-            SEL_BOARD, {"b_run": run_id, "b_stage": stage}
+        for part, did, version, name, value in SEL_BOARD.rows(
+            c, {"b_run": run_id, "b_stage": stage}
         ):
             if part == "v":
                 versions[did] = version

@@ -19,6 +19,7 @@ from sqlalchemy.engine import Connection
 from sqlmodel import Session, select
 
 from db.models import Role
+from db.prepared import Prepared
 from db.session import connection_of, session_scope
 from engine.errors import InvalidInput, InvalidState, PermissionDenied
 from engine.text import clean_text
@@ -75,21 +76,21 @@ def allowed(roles: set[str] | frozenset[str], action: str, kind: str | None = No
     return False  # manage_roles
 
 
-# Built once and run on the session's connection: every act asks, and building and running
-# an ORM query cost more than starting a run does otherwise.
-_ANY_ROLE = select(Role.id).limit(1)
-_ROLES_OF = select(Role.role).where(Role.person == bindparam("b_person"))
+# Built once and run on the session's connection (db.prepared): every act asks, and building
+# and running an ORM query cost more than starting a run does otherwise.
+_ANY_ROLE = Prepared(select(Role.id).limit(1))
+_ROLES_OF = Prepared(select(Role.role).where(Role.person == bindparam("b_person")))
 
 
 def roles_configured(session: Session | Connection) -> bool:
-    return connection_of(session).execute(_ANY_ROLE).first() is not None
+    return bool(_ANY_ROLE.rows(connection_of(session)))
 
 
 def roles_of(name: str, *, session: Session | Connection | None = None) -> frozenset[str]:
     if session is None:
         with session_scope() as s:
             return roles_of(name, session=s)
-    rows = connection_of(session).execute(_ROLES_OF, {"b_person": person_key(name)})
+    rows = _ROLES_OF.rows(connection_of(session), {"b_person": person_key(name)})
     return frozenset(r for (r,) in rows)
 
 

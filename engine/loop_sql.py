@@ -1,6 +1,7 @@
-"""The SQL the supervisor loop runs, as Core statements built once (building an ORM query per
-call cost more than running it; see bench/RESULTS.md), and the run row the loop reads and
-writes with the same optimistic lock as Run's version_id_col."""
+"""The SQL the supervisor loop runs, as Core statements built once and run on the DB-API
+cursor (db.prepared: SQLAlchemy's per-execution machinery cost more than the statements; see
+bench/RESULTS.md), and the run row the loop reads and writes with the same optimistic lock as
+Run's version_id_col."""
 
 from __future__ import annotations
 
@@ -29,14 +30,14 @@ from sqlalchemy.orm.exc import StaleDataError
 from sqlmodel import Session
 
 from db.models import Draft, Flag, HumanAction, LLMCall, Note, PromptVersion, Run, Score, Step
+from db.prepared import Prepared
 from db.session import get_engine
 from engine.pipelines.base import AgentSpec
 from engine.prompts import ResolvedPrompt, resolve_prompt
 
 # -- statements ---------------------------------------------------------
-# Core statements on the tables, compiled and cached by SQLAlchemy on first use: building an
-# ORM query per call cost more than running it. Parameters are named b_* so they never clash
-# with the column names SQLAlchemy binds in VALUES and SET clauses.
+# Core statements on the tables, compiled once per dialect (db.prepared). Parameters are named
+# b_* so they never clash with the column names SQLAlchemy binds in VALUES and SET clauses.
 
 RUN_T = Run.__table__  # type: ignore[attr-defined]
 STEP_T = Step.__table__  # type: ignore[attr-defined]
@@ -55,14 +56,19 @@ def param(name: str, like: Any = None) -> Any:
 
 SEL_RUN = select(RUN_T).where(RUN_T.c.id == param("b_run"))
 SEL_STATUS = select(RUN_T.c.status).where(RUN_T.c.id == param("b_run"))
-ABANDON_STEPS = (
+ABANDON_STEPS = Prepared(
     update(STEP_T)
     .where(STEP_T.c.run_id == param("b_run"), STEP_T.c.status == "running")
     .values(status="abandoned", finished_at=param("b_now", STEP_T.c.finished_at))
 )
-MAX_SEQ = select(func.max(STEP_T.c.seq)).where(STEP_T.c.run_id == param("b_run"))
-INSERT_STEP = insert(STEP_T).returning(STEP_T.c.id)
-FINISH_STEP = (
+MAX_SEQ = Prepared(select(func.max(STEP_T.c.seq)).where(STEP_T.c.run_id == param("b_run")))
+_STEP_KEYS = ("run_id", "seq", "node", "stage", "iteration", "worker", "started_at")
+INSERT_STEP = Prepared(insert(STEP_T).returning(STEP_T.c.id), _STEP_KEYS)
+# A step written whole, done (the supervisor's decision).
+INSERT_DONE_STEP = Prepared(
+    insert(STEP_T), _STEP_KEYS + ("status", "finished_at", "detail")
+)
+FINISH_STEP = Prepared(
     update(STEP_T)
     .where(STEP_T.c.id == param("b_step"))
     .values(
@@ -72,20 +78,26 @@ FINISH_STEP = (
         draft_id=param("b_draft", STEP_T.c.draft_id),
     )
 )
-SEL_CONTENT = select(DRAFT_T.c.content).where(DRAFT_T.c.id == param("b_draft"))
-MAX_VERSION = select(func.max(DRAFT_T.c.version)).where(DRAFT_T.c.run_id == param("b_run"))
-INSERT_DRAFT = insert(DRAFT_T).returning(DRAFT_T.c.id)
-SEL_DRAFTER_NOTES = (
+SEL_CONTENT = Prepared(select(DRAFT_T.c.content).where(DRAFT_T.c.id == param("b_draft")))
+MAX_VERSION = Prepared(
+    select(func.max(DRAFT_T.c.version)).where(DRAFT_T.c.run_id == param("b_run"))
+)
+INSERT_DRAFT = Prepared(
+    insert(DRAFT_T).returning(DRAFT_T.c.id),
+    ("run_id", "version", "stage", "author", "author_kind", "content", "parent_id",
+     "content_hash", "iteration", "created_at"),
+)
+SEL_DRAFTER_NOTES = Prepared(
     select(NOTE_T.c.target, NOTE_T.c.priority, NOTE_T.c.text)
     .where(
         NOTE_T.c.run_id == param("b_run"),
         NOTE_T.c.draft_id == param("b_draft"),
-        NOTE_T.c.target.in_(["drafter", "broadcast"]),
+        or_(NOTE_T.c.target == "drafter", NOTE_T.c.target == "broadcast"),
     )
     .order_by(NOTE_T.c.id)
 )
 # A person's comments on this stage's drafts (a campaign's brief feedback is not for outreach).
-SEL_FEEDBACK = (
+SEL_FEEDBACK = Prepared(
     select(ACTION_T.c.comment)
     .select_from(ACTION_T.outerjoin(DRAFT_T, DRAFT_T.c.id == ACTION_T.c.draft_id))
     .where(
@@ -97,12 +109,23 @@ SEL_FEEDBACK = (
 )
 # Every active prompt's agent (a handful of rows): an IN list of the step's agents would be an
 # "expanding" parameter, whose SQL is rendered again at every execution.
-SEL_ACTIVE_AGENTS = select(PROMPT_T.c.agent).where(PROMPT_T.c.active == True)  # noqa: E712
-DELETE_SCORES = delete(SCORE_T).where(SCORE_T.c.draft_id == param("b_draft"))
-DELETE_FLAGS = delete(FLAG_T).where(FLAG_T.c.draft_id == param("b_draft"))
-INSERT_SCORE = insert(SCORE_T)
-INSERT_FLAG = insert(FLAG_T)
-INSERT_NOTE = insert(NOTE_T)
+SEL_ACTIVE_AGENTS = Prepared(
+    select(PROMPT_T.c.agent).where(PROMPT_T.c.active == True)  # noqa: E712
+)
+DELETE_SCORES = Prepared(delete(SCORE_T).where(SCORE_T.c.draft_id == param("b_draft")))
+DELETE_FLAGS = Prepared(delete(FLAG_T).where(FLAG_T.c.draft_id == param("b_draft")))
+INSERT_SCORE = Prepared(
+    insert(SCORE_T), ("draft_id", "name", "value", "llm_value", "check_value", "source")
+)
+INSERT_FLAG = Prepared(
+    insert(FLAG_T), ("draft_id", "check", "category", "text", "start", "end", "blocking")
+)
+INSERT_NOTE = Prepared(
+    insert(NOTE_T),
+    ("run_id", "draft_id", "author", "target", "priority", "text", "created_at"),
+)
+# Every column but the id: a failed call's row leaves out its tokens and response.
+INSERT_CALL = Prepared(insert(CALL_T), tuple(c.key for c in CALL_T.c if c.key != "id"))
 STAGE_DRAFTS = (DRAFT_T.c.run_id == param("b_run"), DRAFT_T.c.stage == param("b_stage"))
 # A stage's board in one statement: its versions ("v", draft id, version), their scores ("s",
 # draft id, name, value), blocking flags ("f", draft id, category) and the run's spend so far
@@ -110,7 +133,7 @@ STAGE_DRAFTS = (DRAFT_T.c.run_id == param("b_run"), DRAFT_T.c.stage == param("b_
 # keep PostgreSQL's UNION happy.
 _NO_INT, _NO_TEXT, _NO_FLOAT = (cast(null(), Integer), cast(null(), String),
                                 cast(null(), Float))
-SEL_BOARD = union_all(
+SEL_BOARD = Prepared(union_all(
     select(literal("v"), DRAFT_T.c.id, DRAFT_T.c.version, _NO_TEXT, _NO_FLOAT)
     .where(*STAGE_DRAFTS),
     select(literal("s"), SCORE_T.c.draft_id, _NO_INT, SCORE_T.c.name, SCORE_T.c.value)
@@ -121,9 +144,11 @@ SEL_BOARD = union_all(
     .where(*STAGE_DRAFTS, FLAG_T.c.blocking.is_(True)),
     select(literal("c"), _NO_INT, _NO_INT, _NO_TEXT, cast(func.sum(CALL_T.c.cost_usd), Float))
     .where(CALL_T.c.run_id == param("b_run")),
+))
+SEL_SPEND = Prepared(
+    select(func.sum(CALL_T.c.cost_usd)).where(CALL_T.c.run_id == param("b_run"))
 )
-SEL_SPEND = select(func.sum(CALL_T.c.cost_usd)).where(CALL_T.c.run_id == param("b_run"))
-UPDATE_RUN: dict[frozenset[str], Any] = {}
+UPDATE_RUN: dict[frozenset[str], Prepared] = {}
 
 
 class LoopTx:
@@ -175,12 +200,12 @@ def draft_content(
     """A draft's text: from `known` (texts the caller holds already, by id), else read."""
     if known and draft_id in known:
         return known[draft_id]
-    return c.execute(SEL_CONTENT, {"b_draft": draft_id}).scalar() if draft_id else None
+    return SEL_CONTENT.scalar(c, {"b_draft": draft_id}) if draft_id else None
 
 
 def run_spend(c: Connection, run_id: int) -> float:
     """USD of a run's recorded calls (unpriced calls count as nothing known)."""
-    return float(c.execute(SEL_SPEND, {"b_run": run_id}).scalar() or 0.0)
+    return float(SEL_SPEND.scalar(c, {"b_run": run_id}) or 0.0)
 
 
 def prompts_for(
@@ -191,7 +216,7 @@ def prompts_for(
     if not agents:
         return {}
     overrides = params.get("prompts") or {}
-    active = {a for (a,) in tx.c.execute(SEL_ACTIVE_AGENTS)}
+    active = {a for (a,) in SEL_ACTIVE_AGENTS.rows(tx.c)}
     return {
         a.name: resolve_prompt(tx.session, agent=a.name, default=a.system_prompt, params=params)
         if a.name in overrides or a.name in active
@@ -229,7 +254,7 @@ class RunRow:
         cols = frozenset(changed)
         stmt = UPDATE_RUN.get(cols)
         if stmt is None:
-            stmt = (
+            stmt = Prepared(
                 update(RUN_T)
                 .where(RUN_T.c.id == param("b_run"), RUN_T.c.version == param("b_version"))
                 .values(
@@ -240,7 +265,7 @@ class RunRow:
             UPDATE_RUN[cols] = stmt
         params = {f"b_{name}": getattr(self, name) for name in cols}
         params.update(b_run=self.id, b_version=self.version, b_new_version=self.version + 1)
-        if c.execute(stmt, params).rowcount != 1:
+        if stmt.run(c, params) != 1:
             raise StaleDataError(
                 f"run {self.id} changed since it was read (version {self.version})"
             )

@@ -15,6 +15,7 @@ from sqlalchemy.orm.exc import StaleDataError
 from sqlmodel import Session, select
 
 from db.models import Draft, Flag, HumanAction, Note, Run, RunStatus, utcnow
+from db.prepared import Prepared
 from db.session import get_engine, session_scope
 from engine.errors import ApprovalBlocked, InvalidInput, InvalidState, NotFound, StaleRun
 from engine.identity import require
@@ -153,13 +154,16 @@ def start_run(
             parent_run_id=parent_run_id,
             parent_draft_id=parent_draft_id,
         )
-        return int(c.execute(_INSERT_RUN, values).scalar_one())
+        return int(_INSERT_RUN.scalar(c, values))
 
 
 # A Core insert of the validated values over Run's defaults: a table model's constructor and
 # the ORM's flush cost more than the rest of starting a run (a new row has no version to
 # check yet; it starts at 1).
-_INSERT_RUN = insert(Run.__table__).returning(Run.__table__.c.id)  # type: ignore[attr-defined]
+_INSERT_RUN = Prepared(
+    insert(Run.__table__).returning(Run.__table__.c.id),  # type: ignore[attr-defined]
+    tuple(n for n in Run.model_fields if n != "id"),
+)
 _RUN_DEFAULTS = {n: f.default for n, f in Run.model_fields.items()
                  if n != "id" and f.default_factory is None and not f.is_required()}
 _RUN_FACTORIES = {n: f.default_factory for n, f in Run.model_fields.items()

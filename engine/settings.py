@@ -12,6 +12,7 @@ from sqlalchemy.engine import Connection
 from sqlmodel import Session, col, select
 
 from db.models import ModelPrice, Setting, utcnow
+from db.prepared import Prepared
 from db.session import connection_of, session_scope
 from engine.errors import InvalidInput
 from engine.identity import require
@@ -52,11 +53,11 @@ class PriceRow(BaseModel):
 # -- budgets --------------------------------------------------------------------------------
 
 
-_SETTINGS = select(Setting.key, Setting.value)  # built once; read on every start
+_SETTINGS = Prepared(select(Setting.key, Setting.value))  # read on every start
 
 
 def _read(s: Session | Connection) -> dict[str, object]:
-    return {key: json.loads(value) for key, value in connection_of(s).execute(_SETTINGS)}
+    return {key: json.loads(value) for key, value in _SETTINGS.rows(connection_of(s))}
 
 
 def get_ops_settings(session: Session | Connection | None = None) -> OpsSettings:

@@ -50,6 +50,7 @@ from engine.loop_sql import (
     DELETE_FLAGS,
     DELETE_SCORES,
     FINISH_STEP,
+    INSERT_DONE_STEP,
     INSERT_DRAFT,
     INSERT_FLAG,
     INSERT_NOTE,
@@ -303,9 +304,9 @@ class Supervisor:
             self._to_review(run, "halted" if run.halt_requested else run.halt_reason)
             run.save(c)
             return None
-        last = c.execute(MAX_SEQ, {"b_run": run.id}).scalar() or 0
+        last = MAX_SEQ.scalar(c, {"b_run": run.id}) or 0
         if last:  # steps left "running" by a worker that died are abandoned, not resumed
-            c.execute(ABANDON_STEPS, {"b_run": run.id, "b_now": utcnow()})
+            ABANDON_STEPS.run(c, {"b_run": run.id, "b_now": utcnow()})
         seq = last + 1
         plan = self._open_step(tx, run, seq, renew_lease=renew_lease)
         run.save(c)
@@ -324,8 +325,8 @@ class Supervisor:
         saves the run). `texts`: drafts' contents the caller holds already, by id."""
         c = tx.c
         texts = texts or {}
-        step_id = c.execute(
-            INSERT_STEP,
+        step_id = INSERT_STEP.scalar(
+            c,
             {
                 "run_id": run.id,
                 "seq": seq,
@@ -335,7 +336,7 @@ class Supervisor:
                 "worker": self.worker_id,
                 "started_at": utcnow(),
             },
-        ).scalar_one()
+        )
         if renew_lease:
             run.lease_expires = utcnow() + timedelta(seconds=lease_seconds())
         plan = StepPlan(
@@ -399,15 +400,15 @@ class Supervisor:
         previous = draft_content(c, plan.current_draft_id, texts)
         notes: list[NoteOut] = []
         if previous is not None:
-            rows = c.execute(
-                SEL_DRAFTER_NOTES, {"b_run": plan.run_id, "b_draft": plan.current_draft_id}
+            rows = SEL_DRAFTER_NOTES.rows(
+                c, {"b_run": plan.run_id, "b_draft": plan.current_draft_id}
             )
             notes = [NoteOut(target=t, priority=p, text=x) for t, p, x in rows]  # type: ignore[arg-type]
             notes.sort(key=lambda n: PRIORITY_ORDER[n.priority])
         feedback = [
             comment
-            for (comment,) in c.execute(
-                SEL_FEEDBACK, {"b_run": plan.run_id, "b_stage": plan.stage}
+            for (comment,) in SEL_FEEDBACK.rows(
+                c, {"b_run": plan.run_id, "b_stage": plan.stage}
             )
             if comment
         ]
@@ -538,8 +539,8 @@ class Supervisor:
                         raise LeaseLost()
                     step = _StepOut()
                     detail = self._apply(tx, run, step, plan, result)
-                    c.execute(
-                        FINISH_STEP,
+                    FINISH_STEP.run(
+                        c,
                         {
                             "b_step": plan.step_id,
                             "b_now": utcnow(),
@@ -600,7 +601,7 @@ class Supervisor:
         node, iteration, stage = run.next_node, run.iteration, run.stage
         started = utcnow()
         detail = self._apply_decide(tx, run)
-        tx.c.execute(INSERT_STEP, {
+        INSERT_DONE_STEP.run(tx.c, {
             "run_id": run.id, "seq": seq, "node": node, "stage": stage,
             "iteration": iteration, "worker": self.worker_id, "status": "done",
             "started_at": started, "finished_at": utcnow(), "detail": detail,
@@ -637,10 +638,10 @@ class Supervisor:
 
     def _apply_draft(self, tx: LoopTx, run: RunRow, step: _StepOut, text: str) -> str:
         c = tx.c
-        version = (c.execute(MAX_VERSION, {"b_run": run.id}).scalar() or 0) + 1
+        version = (MAX_VERSION.scalar(c, {"b_run": run.id}) or 0) + 1
         author = get_pipeline(run.kind).stage(run.stage).drafter.name
-        draft_id = c.execute(
-            INSERT_DRAFT,
+        draft_id = INSERT_DRAFT.scalar(
+            c,
             {
                 "run_id": run.id,
                 "version": version,
@@ -653,7 +654,7 @@ class Supervisor:
                 "iteration": run.iteration + 1,
                 "created_at": utcnow(),
             },
-        ).scalar_one()
+        )
         step.draft_id = draft_id
         run.iteration += 1
         run.current_draft_id = draft_id
@@ -666,12 +667,12 @@ class Supervisor:
         c = tx.c
         draft_id = run.current_draft_id
         if replace:  # re-reviewing a version replaces its scores and flags, never duplicates
-            c.execute(DELETE_SCORES, {"b_draft": draft_id})
-            c.execute(DELETE_FLAGS, {"b_draft": draft_id})
+            DELETE_SCORES.run(c, {"b_draft": draft_id})
+            DELETE_FLAGS.run(c, {"b_draft": draft_id})
         # One multi-row INSERT per table rather than an ORM object per row.
         if outcome.scores:
-            c.execute(
-                INSERT_SCORE,
+            INSERT_SCORE.run_many(
+                c,
                 [
                     {
                         "draft_id": draft_id,
@@ -685,8 +686,8 @@ class Supervisor:
                 ],
             )
         if outcome.flags:
-            c.execute(
-                INSERT_FLAG,
+            INSERT_FLAG.run_many(
+                c,
                 [
                     {
                         "draft_id": draft_id,
@@ -702,8 +703,8 @@ class Supervisor:
             )
         if outcome.notes:
             now = utcnow()
-            c.execute(
-                INSERT_NOTE,
+            INSERT_NOTE.run_many(
+                c,
                 [
                     {
                         "run_id": run.id or 0,

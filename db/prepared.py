@@ -1,0 +1,198 @@
+"""Core statements that SQLAlchemy compiles once per dialect and that run on the connection's
+DB-API cursor, for the few statements a hot loop runs thousands of times.
+
+`Connection.execute` spends 20-40 us of Python per statement on its execution context
+(cache key, parameter processing, result set-up) where the driver itself takes 4-8 us; the
+supervisor loop runs ~25 statements per run, so that context was a third of its overhead.
+Here SQLAlchemy still writes the SQL for each dialect and its own type processors still
+convert every value (datetimes, JSON); what is skipped is the per-call machinery. Errors are
+raised as SQLAlchemy's (IntegrityError, DBAPIError with `connection_invalidated`), and a
+connection the database dropped is invalidated just as `Connection.execute` would, so callers
+cannot tell the difference. Statements run in the connection's current transaction."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy.engine import Connection, Dialect
+from sqlalchemy.exc import DBAPIError
+from sqlalchemy.sql import ClauseElement
+from sqlalchemy.types import TypeDecorator
+
+Params = Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """A statement as one dialect runs it."""
+
+    sql: str
+    binds: tuple[tuple[str, str, Callable[[Any], Any] | None], ...]
+    """(name the caller uses, name in the SQL, SQLAlchemy's bind processor), in SQL order
+    for a positional paramstyle."""
+    defaults: dict[str, Any]
+    """Values of binds the caller may leave out: literals in the statement, scalar column
+    defaults (a step's status "running")."""
+    positional: bool
+
+    def args(self, params: Params) -> Any:
+        try:
+            return self._args(params)
+        except KeyError as missing:
+            raise TypeError(f"no value for {missing.args[0]!r}, and it has no constant "
+                            "default to fill in") from None
+
+    def _args(self, params: Params) -> Any:
+        d = self.defaults
+        if self.positional:
+            return tuple(
+                (proc(params[n] if n in params else d[n]) if proc
+                 else params[n] if n in params else d[n])
+                for n, _, proc in self.binds
+            )
+        return {
+            key: (proc(params[n] if n in params else d[n]) if proc
+                  else params[n] if n in params else d[n])
+            for n, key, proc in self.binds
+        }
+
+
+class Prepared:
+    """A Core statement run on the DB-API cursor (see the module's doc).
+
+    `keys`: for an INSERT, the columns it sets. A row may leave out one whose default is a
+    constant (or NULL); one whose default is computed in Python (a timestamp) must be given."""
+
+    def __init__(self, stmt: ClauseElement, keys: Sequence[str] | None = None) -> None:
+        self.stmt = stmt
+        self.keys = list(keys) if keys is not None else None
+        self._plans: dict[tuple[Any, ...], _Plan] = {}
+
+    # -- running ------------------------------------------------------------------------
+
+    def run(self, c: Connection, params: Params | None = None) -> int:
+        """Execute once; the number of rows changed (DML)."""
+        plan = self._plan(c.dialect)
+        cur = self._execute(c, plan, plan.args(params or {}), many=False)
+        try:
+            return int(cur.rowcount)
+        finally:
+            cur.close()
+
+    def run_many(self, c: Connection, rows: Sequence[Params]) -> None:
+        """Execute once per row (the driver's executemany)."""
+        if not rows:
+            return
+        plan = self._plan(c.dialect)
+        self._execute(c, plan, [plan.args(r) for r in rows], many=True).close()
+
+    def rows(self, c: Connection, params: Params | None = None) -> list[tuple[Any, ...]]:
+        """The rows selected (integers, floats and text: see _check_results)."""
+        plan = self._plan(c.dialect)
+        cur = self._execute(c, plan, plan.args(params or {}), many=False)
+        try:
+            return [tuple(r) for r in cur.fetchall()]
+        finally:
+            cur.close()
+
+    def scalar(self, c: Connection, params: Params | None = None) -> Any:
+        """The first column of the first row, or None (an INSERT's RETURNING id, a max())."""
+        got = self.rows(c, params)
+        return got[0][0] if got else None
+
+    def _execute(self, c: Connection, plan: _Plan, args: Any, *, many: bool) -> Any:
+        proxied = c.connection  # reconnects here if an earlier statement invalidated it
+        cur = proxied.cursor()
+        try:
+            if many:
+                cur.executemany(plan.sql, args)
+            else:
+                cur.execute(plan.sql, args)
+        except c.dialect.loaded_dbapi.Error as exc:
+            cur.close()
+            raise self._translated(c, plan, args, exc) from exc
+        return cur
+
+    @staticmethod
+    def _translated(c: Connection, plan: _Plan, args: Any, exc: Exception) -> DBAPIError:
+        """SQLAlchemy's exception for a driver error, the connection invalidated when the
+        database dropped it (as Connection.execute does), so retry logic sees the same."""
+        dropped = c.dialect.is_disconnect(exc, c.connection.dbapi_connection, None)
+        if dropped:
+            c.invalidate(exc)
+        return DBAPIError.instance(  # type: ignore[return-value]
+            plan.sql,
+            args,
+            exc,
+            c.dialect.loaded_dbapi.Error,
+            connection_invalidated=dropped,
+            dialect=c.dialect,
+        )
+
+    # -- compiling ----------------------------------------------------------------------
+
+    def _plan(self, dialect: Dialect) -> _Plan:
+        key = (dialect.name, dialect.driver, dialect.paramstyle, dialect.server_version_info)
+        plan = self._plans.get(key)
+        if plan is None:
+            plan = self._plans[key] = self._compile(dialect)
+        return plan
+
+    def _compile(self, dialect: Dialect) -> _Plan:
+        compiled: Any = self.stmt.compile(dialect=dialect, column_keys=self.keys)
+        if any(bind.expanding for bind in compiled.binds.values()):
+            # its SQL is rendered at each execution, for the list it is given
+            raise TypeError("an IN list cannot be prepared; spell it as OR")
+        defaults: dict[str, Any] = {}
+        given = set(self.keys or ())
+        for name, bind in compiled.binds.items():
+            if name not in given and bind.value is not None:  # a literal in the statement
+                defaults[name] = bind.effective_value
+        for key in given:  # a given column the caller leaves out: its default
+            col = self.stmt.table.c[key]  # type: ignore[attr-defined]
+            if col.default is None:
+                defaults[key] = None
+            elif col.default.is_scalar:
+                defaults[key] = col.default.arg
+        prefetch = [(col, col.default) for col in compiled.insert_prefetch]
+        prefetch += [(col, col.onupdate) for col in compiled.update_prefetch]
+        for col, default in prefetch:
+            if default is None or not default.is_scalar:
+                raise TypeError(f"{col}: give its value (its default is computed in Python)")
+            defaults[col.key] = default.arg
+        escaped = getattr(compiled, "escaped_bind_names", None) or {}
+        positional = bool(compiled.positional)
+        order = compiled.positiontup if positional else sorted(set(compiled.bind_names.values()))
+        binds = tuple(
+            (
+                name,
+                escaped.get(name, name),
+                compiled.binds[name].type.dialect_impl(dialect).bind_processor(dialect),
+            )
+            for name in order
+        )
+        self._check_results()
+        return _Plan(compiled.string, binds, defaults, positional)
+
+    def _check_results(self) -> None:
+        """Rows come back as the driver gives them, which is what SQLAlchemy would give for
+        integers, floats and text on every dialect we run; anything else (a datetime, JSON on
+        SQLite) would need its result processor, so it is refused here."""
+        for col in getattr(self.stmt, "selected_columns", ()):
+            t, kind = col.type, None
+            while isinstance(t, TypeDecorator):  # (AutoString: a String that converts nothing)
+                if type(t).process_result_value is not TypeDecorator.process_result_value:
+                    break
+                t = t.impl_instance
+            else:
+                try:
+                    kind = t.python_type
+                except NotImplementedError:
+                    pass
+            if kind not in (int, float, str):
+                raise TypeError(f"{col}: only integer, float and text columns can be selected")
+
+
+__all__ = ["Prepared"]
