@@ -13,50 +13,57 @@ cannot tell the difference. Statements run in the connection's current transacti
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy.engine import Connection, Dialect
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.sql import ClauseElement
-from sqlalchemy.types import TypeDecorator
 
 Params = Mapping[str, Any]
 
 
-@dataclass(frozen=True)
+@dataclass
 class _Plan:
     """A statement as one dialect runs it."""
 
     sql: str
-    binds: tuple[tuple[str, str, Callable[[Any], Any] | None], ...]
-    """(name the caller uses, name in the SQL, SQLAlchemy's bind processor), in SQL order
-    for a positional paramstyle."""
+    names: tuple[str, ...]
+    """The caller's parameter names, in SQL order for a positional paramstyle."""
+    sql_names: tuple[str, ...]
+    """The same as the SQL spells them (pyformat may escape a name)."""
+    processors: tuple[tuple[int, Callable[[Any], Any]], ...]
+    """(position in `names`, SQLAlchemy's bind processor) for the values that need one."""
     defaults: dict[str, Any]
     """Values of binds the caller may leave out: literals in the statement, scalar column
     defaults (a step's status "running")."""
     positional: bool
+    columns: tuple[Any, ...]
+    """The columns a row brings back (selected or RETURNING), for their result processors."""
+    results: dict[tuple[Any, ...], tuple[Callable[[Any], Any] | None, ...] | None] = field(
+        default_factory=dict)
+    """Result processors by the driver's column type codes (what SQLAlchemy keys them on)."""
 
     def args(self, params: Params) -> Any:
+        merged = {**self.defaults, **params} if self.defaults else params
         try:
-            return self._args(params)
+            values = [merged[n] for n in self.names]
         except KeyError as missing:
             raise TypeError(f"no value for {missing.args[0]!r}, and it has no constant "
                             "default to fill in") from None
+        for i, proc in self.processors:
+            values[i] = proc(values[i])
+        return values if self.positional else dict(zip(self.sql_names, values, strict=True))
 
-    def _args(self, params: Params) -> Any:
-        d = self.defaults
-        if self.positional:
-            return tuple(
-                (proc(params[n] if n in params else d[n]) if proc
-                 else params[n] if n in params else d[n])
-                for n, _, proc in self.binds
+    def converters(self, dialect: Dialect, description: Any) -> Any:
+        codes = tuple(d[1] for d in description)
+        if codes not in self.results:
+            procs = tuple(
+                col.type.dialect_impl(dialect).result_processor(dialect, code)
+                for col, code in zip(self.columns, codes, strict=True)
             )
-        return {
-            key: (proc(params[n] if n in params else d[n]) if proc
-                  else params[n] if n in params else d[n])
-            for n, key, proc in self.binds
-        }
+            self.results[codes] = procs if any(procs) else None
+        return self.results[codes]
 
 
 class Prepared:
@@ -89,13 +96,22 @@ class Prepared:
         self._execute(c, plan, [plan.args(r) for r in rows], many=True).close()
 
     def rows(self, c: Connection, params: Params | None = None) -> list[tuple[Any, ...]]:
-        """The rows selected (integers, floats and text: see _check_results)."""
+        """The rows selected or returned, each value converted as SQLAlchemy converts it."""
         plan = self._plan(c.dialect)
         cur = self._execute(c, plan, plan.args(params or {}), many=False)
         try:
-            return [tuple(r) for r in cur.fetchall()]
+            got = cur.fetchall()
+            procs = plan.converters(c.dialect, cur.description) if got else None
         finally:
             cur.close()
+        if procs is None:
+            return [tuple(r) for r in got]
+        return [tuple(p(v) if p else v for p, v in zip(procs, r, strict=True)) for r in got]
+
+    def mappings(self, c: Connection, params: Params | None = None) -> list[dict[str, Any]]:
+        """rows(), each as a dict by column key."""
+        keys = [col.key for col in self._plan(c.dialect).columns]
+        return [dict(zip(keys, r, strict=True)) for r in self.rows(c, params)]
 
     def scalar(self, c: Connection, params: Params | None = None) -> Any:
         """The first column of the first row, or None (an INSERT's RETURNING id, a max())."""
@@ -164,35 +180,21 @@ class Prepared:
             defaults[col.key] = default.arg
         escaped = getattr(compiled, "escaped_bind_names", None) or {}
         positional = bool(compiled.positional)
-        order = compiled.positiontup if positional else sorted(set(compiled.bind_names.values()))
-        binds = tuple(
-            (
-                name,
-                escaped.get(name, name),
-                compiled.binds[name].type.dialect_impl(dialect).bind_processor(dialect),
-            )
-            for name in order
+        names = tuple(compiled.positiontup if positional
+                      else sorted(set(compiled.bind_names.values())))
+        processors = tuple(
+            (i, proc) for i, name in enumerate(names)
+            if (proc := compiled.binds[name].type.dialect_impl(dialect).bind_processor(dialect))
         )
-        self._check_results()
-        return _Plan(compiled.string, binds, defaults, positional)
-
-    def _check_results(self) -> None:
-        """Rows come back as the driver gives them, which is what SQLAlchemy would give for
-        integers, floats and text on every dialect we run; anything else (a datetime, JSON on
-        SQLite) would need its result processor, so it is refused here."""
-        for col in getattr(self.stmt, "selected_columns", ()):
-            t, kind = col.type, None
-            while isinstance(t, TypeDecorator):  # (AutoString: a String that converts nothing)
-                if type(t).process_result_value is not TypeDecorator.process_result_value:
-                    break
-                t = t.impl_instance
-            else:
-                try:
-                    kind = t.python_type
-                except NotImplementedError:
-                    pass
-            if kind not in (int, float, str):
-                raise TypeError(f"{col}: only integer, float and text columns can be selected")
+        return _Plan(
+            sql=compiled.string,
+            names=names,
+            sql_names=tuple(escaped.get(n, n) for n in names),
+            processors=processors,
+            defaults=defaults,
+            positional=positional,
+            columns=tuple(getattr(self.stmt, "exported_columns", ())),
+        )
 
 
 __all__ = ["Prepared"]

@@ -10,15 +10,17 @@ import os
 import socket
 import uuid
 from datetime import timedelta
+from typing import Any
 
 from sqlalchemy import and_, bindparam, or_, select, update
-from sqlalchemy.engine import Connection, RowMapping
+from sqlalchemy.engine import Connection
 
 from db.models import Run, RunStatus, utcnow
+from db.prepared import Prepared
 from db.session import get_engine, session_scope
 
-# Statements built once (building one per call cost more than running it, see
-# bench/RESULTS.md); the time and the lease length are parameters.
+# Statements built once and run on the DB-API cursor (db.prepared: SQLAlchemy's execution
+# machinery cost more than the statement); the time and the lease length are parameters.
 _RUN = Run.__table__  # type: ignore[attr-defined]
 _NOW = bindparam("b_now", type_=_RUN.c.lease_expires.type)
 _UNTIL = bindparam("b_until", type_=_RUN.c.lease_expires.type)
@@ -36,19 +38,19 @@ _TAKE = {
 }
 # A claim returns the whole row: the worker opens the run's first step in the same
 # transaction without reading it again.
-_CLAIM_RUN = (
+_CLAIM_RUN = Prepared(
     update(_RUN).where(_RUN.c.id == bindparam("b_run"), _CLAIMABLE).values(_TAKE)
     .returning(*_RUN.c)
 )
 
 
-def _claim_next_stmt(skip_locked: bool):  # type: ignore[no-untyped-def]
+def _claim_next_stmt(skip_locked: bool) -> Prepared:
     pick = (select(_RUN.c.id).where(_CLAIMABLE).order_by(_RUN.c.created_at, _RUN.c.id)
             .limit(1))
     if skip_locked:  # PostgreSQL: pass over rows another worker is claiming right now
         pick = pick.with_for_update(skip_locked=True)
-    return (update(_RUN).where(_RUN.c.id == pick.scalar_subquery(), _CLAIMABLE).values(_TAKE)
-            .returning(*_RUN.c))
+    return Prepared(update(_RUN).where(_RUN.c.id == pick.scalar_subquery(), _CLAIMABLE)
+                    .values(_TAKE).returning(*_RUN.c))
 
 
 _CLAIM_NEXT = {False: _claim_next_stmt(False), True: _claim_next_stmt(True)}
@@ -73,7 +75,7 @@ def _times() -> dict[str, object]:
     return {"b_now": now, "b_until": now + timedelta(seconds=lease_seconds())}
 
 
-def claim_row(c: Connection, run_id: int | None, worker_id: str) -> RowMapping | None:
+def claim_row(c: Connection, run_id: int | None, worker_id: str) -> dict[str, Any] | None:
     """Claim, on `c`, one given run (queued, or its lease expired) or, with None, the oldest
     such run; returns the claimed run's row as it now is, None when there was none."""
     if run_id is None:
@@ -81,7 +83,8 @@ def claim_row(c: Connection, run_id: int | None, worker_id: str) -> RowMapping |
         params = {"b_worker": worker_id, **_times()}
     else:
         stmt, params = _CLAIM_RUN, {"b_run": run_id, "b_worker": worker_id, **_times()}
-    return c.execute(stmt, params).mappings().first()
+    rows = stmt.mappings(c, params)
+    return rows[0] if rows else None
 
 
 def claim_next(worker_id: str) -> int | None:
