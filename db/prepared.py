@@ -3,7 +3,8 @@ DB-API cursor, for the few statements a hot loop runs thousands of times.
 
 `Connection.execute` spends 20-40 us of Python per statement on its execution context
 (cache key, parameter processing, result set-up) where the driver itself takes 4-8 us; the
-supervisor loop runs ~25 statements per run, so that context was a third of its overhead.
+supervisor loop runs ~25 statements per run, so that context was about a quarter of the
+loop's own time (bench/RESULTS.md).
 Here SQLAlchemy still writes the SQL for each dialect and its own type processors still
 convert every value (datetimes, JSON); what is skipped is the per-call machinery. Errors are
 raised as SQLAlchemy's (IntegrityError, DBAPIError with `connection_invalidated`), and a
