@@ -54,8 +54,8 @@ def param(name: str, like: Any = None) -> Any:
     return bindparam(name, type_=like.type) if like is not None else bindparam(name)
 
 
-SEL_RUN = select(RUN_T).where(RUN_T.c.id == param("b_run"))
-SEL_STATUS = select(RUN_T.c.status).where(RUN_T.c.id == param("b_run"))
+SEL_RUN = Prepared(select(RUN_T).where(RUN_T.c.id == param("b_run")))
+SEL_STATUS = Prepared(select(RUN_T.c.status).where(RUN_T.c.id == param("b_run")))
 ABANDON_STEPS = Prepared(
     update(STEP_T)
     .where(STEP_T.c.run_id == param("b_run"), STEP_T.c.status == "running")
@@ -244,8 +244,8 @@ class RunRow:
 
     @classmethod
     def load(cls, c: Connection, run_id: int) -> RunRow | None:
-        row = c.execute(SEL_RUN, {"b_run": run_id}).mappings().first()
-        return cls(row) if row is not None else None
+        rows = SEL_RUN.mappings(c, {"b_run": run_id})
+        return cls(rows[0]) if rows else None
 
     def save(self, c: Connection) -> None:
         changed: set[str] = self._changed

@@ -208,7 +208,7 @@ class Supervisor:
                 break
         if status is None:  # stopped without a commit of this worker's: ask the database
             with self._tx() as tx:
-                status = tx.c.execute(SEL_STATUS, {"b_run": run_id}).scalar()
+                status = SEL_STATUS.scalar(tx.c, {"b_run": run_id})
         return status or "missing"
 
     def advance(self, run_id: int) -> bool:
