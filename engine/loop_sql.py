@@ -124,7 +124,8 @@ INSERT_NOTE = Prepared(
     insert(NOTE_T),
     ("run_id", "draft_id", "author", "target", "priority", "text", "created_at"),
 )
-# Every column but the id: a failed call's row leaves out its tokens and response.
+# Every column but the id: a failed call's row leaves out its tokens (constant defaults);
+# its response has a computed default ({}), so the row gives it (see db.prepared).
 INSERT_CALL = Prepared(insert(CALL_T), tuple(c.key for c in CALL_T.c if c.key != "id"))
 STAGE_DRAFTS = (DRAFT_T.c.run_id == param("b_run"), DRAFT_T.c.stage == param("b_stage"))
 # A stage's board in one statement: its versions ("v", draft id, version), their scores ("s",
