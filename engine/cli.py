@@ -12,7 +12,7 @@ from typing import Any
 from db.session import describe_database
 from engine import service, views
 from engine.errors import ApprovalBlocked, ServiceError
-from engine.supervisor import StepEvent
+from engine.loop.steps import StepEvent
 
 
 def _actor_default() -> str:
@@ -35,7 +35,7 @@ def _fmt_scores(scores: dict[str, float]) -> str:
 
 def _drive(run_id: int) -> int:
     """Run the loop here, in this process, until the run waits for a person."""
-    from engine.worker import Worker
+    from engine.loop.worker import Worker
 
     worker = Worker(on_event=_print_event)
     status = worker.run_given(run_id)
@@ -216,7 +216,7 @@ def cmd_worker(a: argparse.Namespace) -> int:
     import signal
     import threading
 
-    from engine.worker import Worker
+    from engine.loop.worker import Worker
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     stop = threading.Event()
