@@ -1,0 +1,233 @@
+"""Campaign consistency: does each stage's draft keep to the goal and to the stages a person
+approved before it?
+
+- the product or offer the goal names is what the brief's messages and deliverables and each
+  outreach message promote (not only a pasted copy of the goal);
+- fees stay within the per-creator budget (the brief's creator-fee line, else the whole
+  budget, over the number of creators) or the draft says why;
+- each creator's channel agrees between the shortlist, the outreach and the plan;
+- internal KPIs and targets stay out of creator-facing messages;
+- creators are reached on channels that reach outside the company (no Teams cards);
+- the brief's timeline and metrics (and the plan's schedule and KPIs) carry the goal's own
+  months and numbers.
+Pure: the draft, the run's input and the approved earlier stages (context) are arguments."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from engine.checks.findings import Finding, finding
+from engine.checks.request_coverage import quotes
+from engine.checks.sentences import split_sentences
+from engine.checks.terms import (
+    data,
+    has_phrase,
+    list_items,
+    numbers,
+    section,
+    sections,
+    table_rows,
+    terms,
+    word_set,
+)
+
+CHECK = "campaign_consistency"
+MIN_SHARE = 0.5
+_MONEY = re.compile(r"\$\s?(\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?")
+_HANDLE = re.compile(r"@[\w.]+")
+
+
+def goal_terms(run_input: dict[str, Any]) -> set[str]:
+    """What the goal is about: its content terms without marketing words, months or the
+    brand's own name."""
+    brand = terms(str(run_input.get("brand_name") or ""))
+    months = {m[:3] for m in data()["campaign_words"]["months"]}
+    return {t for t in terms(str(run_input.get("goal") or ""), word_set("generic", "campaign"))
+            if t not in brand and t[:3] not in months}
+
+
+def _goal_months(goal: str) -> set[str]:
+    low = goal.lower()
+    return {m for m in data()["campaign_words"]["months"] if re.search(rf"\b{m}\b", low)}
+
+
+def _goal_numbers(goal: str) -> set[str]:
+    """The goal's numbers that are targets: not years, not days of a month."""
+    months = "|".join(data()["campaign_words"]["months"])
+    plain = re.sub(rf"\b\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{months})\b|"
+                   rf"\b(?:{months})\s+\d{{1,2}}\b", " ", goal.lower())
+    return {n for n in numbers(plain) if not re.fullmatch(r"(?:19|20)\d\d", n)}
+
+
+def creator_sections(text: str) -> dict[str, str]:
+    """Outreach: each creator's part, by handle."""
+    out = {}
+    for s in sections(text):
+        m = _HANDLE.match(s.heading)
+        if m:
+            out[m.group().lower()] = s.body
+    return out
+
+
+def outreach_channels(text: str) -> dict[str, set[str]]:
+    return {h: {s.heading.lower() for s in sections(body, 3) if s.heading}
+            for h, body in creator_sections(text).items()}
+
+
+def _contacts(text: str, heading: str, column: str) -> dict[str, str]:
+    out = {}
+    for row in table_rows(section(text, heading)):
+        handle = _HANDLE.search(" ".join(row.values()))
+        if handle and row.get(column):
+            out[handle.group().lower()] = row[column].strip().lower()
+    return out
+
+
+def _unquoted(text: str, goal: str) -> list[str]:
+    return [text[a:b] for a, b in split_sentences(text) if not quotes(text[a:b], goal)]
+
+
+def _off_product(stage: str, text: str, run_input: dict[str, Any]) -> list[Finding]:
+    want = goal_terms(run_input)
+    goal = str(run_input.get("goal") or "")
+    if not want:
+        return []
+    parts: dict[str, str] = {}
+    if stage == "brief":
+        parts["key messages and deliverables"] = (section(text, "key messages") + "\n"
+                                                  + section(text, "deliverables"))
+    elif stage == "outreach":
+        parts = creator_sections(text)
+    off = [where for where, body in parts.items() if body.strip()
+           and len(want & terms(" ".join(_unquoted(body, goal)))) / len(want) < MIN_SHARE]
+    if not off:
+        return []
+    return [finding(CHECK, "campaign", "off_product", "promotes: " + ", ".join(off),
+                    f"The goal is about {' '.join(sorted(want))}: make that what the "
+                    f"{'messages' if stage == 'outreach' else 'brief'} promote "
+                    f"({', '.join(off)}), not another product.", text)]
+
+
+def _per_creator(run_input: dict[str, Any], context: dict[str, Any], text: str,
+                 stage: str) -> float | None:
+    brief = text if stage == "brief" else str(context.get("brief") or "")
+    n = max(1, int(run_input.get("num_creators") or 1))
+    for row in table_rows(section(brief, "budget")):
+        if "creator" in (row.get("item") or "").lower():
+            amount = numbers(row.get("amount (usd)") or row.get("amount") or "")
+            if amount:
+                return float(max(amount, key=float)) / n
+    budget = run_input.get("budget")
+    return float(budget) / n if budget else None
+
+
+def _fees(stage: str, text: str) -> dict[str, float]:
+    if stage == "outreach":
+        return {h: max(float(m.replace(",", "")) for m in _MONEY.findall(body))
+                for h, body in creator_sections(text).items() if _MONEY.search(body)}
+    if stage == "plan":
+        out = {}
+        for h, fee in _contacts(text, "deliverables", "fee (usd)").items():
+            nums = numbers(fee)
+            if nums:
+                out[h] = float(max(nums, key=float))
+        return out
+    return {}
+
+
+def _fee_over(stage: str, text: str, run_input: dict[str, Any],
+              context: dict[str, Any]) -> list[Finding]:
+    limit = _per_creator(run_input, context, text, stage)
+    if limit is None or has_phrase(text, data()["campaign_words"]["fee_reasons"]):
+        return []
+    over = {h: f for h, f in _fees(stage, text).items() if f > limit * 1.01}
+    if not over:
+        return []
+    said = ", ".join(f"{h} ${f:,.0f}" for h, f in over.items())
+    return [finding(CHECK, "campaign", "fee_over_budget", "fees: " + said,
+                    f"Fees over the per-creator budget of ${limit:,.0f} ({said}): lower them "
+                    "or say in the draft why this creator is worth more.", text)]
+
+
+def _channels(stage: str, text: str, context: dict[str, Any]) -> list[Finding]:
+    shortlist = _contacts(str(context.get("shortlist") or ""), "shortlist", "contact")
+    sent = outreach_channels(text if stage == "outreach" else str(context.get("outreach") or ""))
+    wrong = []
+    if stage == "outreach":
+        wrong = [f"{h}: shortlist says {c}, outreach uses {', '.join(sorted(sent[h]))}"
+                 for h, c in shortlist.items() if h in sent and sent[h] and c not in sent[h]]
+    elif stage == "plan":
+        for h, c in _contacts(text, "deliverables", "contact via").items():
+            if h in shortlist and shortlist[h] != c:
+                wrong.append(f"{h}: shortlist says {shortlist[h]}, plan says {c}")
+            elif sent.get(h) and c not in sent[h]:
+                wrong.append(f"{h}: outreach used {', '.join(sorted(sent[h]))}, plan says {c}")
+    if not wrong:
+        return []
+    return [finding(CHECK, "campaign", "channel_mismatch", "; ".join(wrong),
+                    "Each creator's channel must agree between shortlist, outreach and plan: "
+                    + "; ".join(wrong) + ".", text)]
+
+
+def _creator_facing(text: str, run_input: dict[str, Any]) -> list[Finding]:
+    goal = str(run_input.get("goal") or "")
+    targets = _goal_numbers(goal)
+    out = []
+    for h, body in creator_sections(text).items():
+        for a, b in split_sentences(body):
+            s = body[a:b]
+            if (has_phrase(s, data()["campaign_words"]["kpi"]) or quotes(s, goal)
+                    or targets & numbers(s)):
+                out.append(finding(CHECK, "campaign", "kpi_in_message", s.strip(),
+                                   f"Keep internal goals and KPIs out of the message to {h}: "
+                                   "remove this sentence.", text))
+                break
+    audience = data()["channel_audience"]
+    labels = {v.lower(): k for k, v in data()["channel_label"].items()}
+    internal = sorted({c for chans in outreach_channels(text).values() for c in chans
+                       if audience.get(labels.get(c, c)) == "internal"})
+    if internal:
+        out.append(finding(CHECK, "campaign", "channel_audience",
+                           "creators reached on " + ", ".join(internal),
+                           f"{', '.join(internal)} reaches people inside the company, not "
+                           "creators: use the campaign's external channels.", text))
+    return out
+
+
+def _goal_dates_and_numbers(stage: str, text: str, run_input: dict[str, Any]) -> list[Finding]:
+    goal = str(run_input.get("goal") or "")
+    when, metrics = (("timeline", "success metrics") if stage == "brief"
+                     else ("schedule", "kpis") if stage == "plan" else (None, None))
+    if when is None:
+        return []
+    out = []
+    months = _goal_months(goal)
+    timeline = section(text, when).lower()
+    if months and timeline and not any(m in timeline for m in months):
+        out.append(finding(CHECK, "campaign", "timeline_mismatch", " ".join(
+            list_items(section(text, when))[:1]) or when,
+            f"The goal names {', '.join(sorted(months))}: date the {when} by it.", text))
+    targets = _goal_numbers(goal)
+    have = numbers(section(text, metrics))
+    if targets and section(text, metrics) and not targets <= have:
+        missing = ", ".join(sorted(targets - have))
+        out.append(finding(CHECK, "campaign", "metric_mismatch", f"{metrics} without {missing}",
+                           f"The goal's own target ({missing}) must be among the {metrics}, "
+                           "with the goal's number.", text))
+    return out
+
+
+def campaign_findings(stage: str, text: str, run_input: dict[str, Any],
+                      context: dict[str, Any]) -> list[Finding]:
+    out = _off_product(stage, text, run_input)
+    out += _goal_dates_and_numbers(stage, text, run_input)
+    if stage in ("outreach", "plan"):
+        out += _fee_over(stage, text, run_input, context)
+        out += _channels(stage, text, context)
+    if stage == "outreach":
+        out += _creator_facing(text, run_input)
+    return out
+
+
+__all__ = ["campaign_findings", "creator_sections", "goal_terms", "outreach_channels"]

@@ -1,0 +1,172 @@
+"""Feedback coverage and no-change revisions: is each comment visibly answered by the
+revision, and is the revision a revision at all?
+
+Each comment (a person's, a critic's critical note, a check's "rewrite or remove") is judged
+against the version it was made about, so an answer given two versions ago still counts:
+- a comment that quotes text to remove is answered when that text is gone;
+- a comment that wants something removed is answered when the lines it points at are gone;
+- otherwise the changed lines (with their section's heading) must hold the numbers and names
+  the comment asks for and at least half of its content terms, and must not merely paste the
+  comment's own words back in ("That the cream is fragrance-free.");
+- a comment with no content terms ("too generic, redo it") is answered by any real change.
+A revision whose words and numbers are (nearly) those of its parent is no progress. Pure: the
+texts and the comments are arguments."""
+
+from __future__ import annotations
+
+import difflib
+import re
+from typing import Literal
+
+from pydantic import BaseModel
+
+from engine.checks.findings import Finding, finding
+from engine.checks.terms import (
+    data,
+    has_phrase,
+    normalise,
+    numbers,
+    sections,
+    terms,
+    word_set,
+)
+
+CHECK = "feedback_coverage"
+MIN_SHARE = 0.5
+NEAR_IDENTICAL_WORDS = 2
+"""A revision that changes at most this many words (and no number) is no change."""
+_QUOTED = re.compile(r"[\"\u201c]([^\"\u201d]{8,})[\"\u201d]")
+_LIST_MARK = re.compile(r"^\s*(?:\d+[.)]|[-*+])\s+")
+_NAME = re.compile(r"\b[A-Z][a-z]+\b")
+
+
+class Comment(BaseModel):
+    text: str
+    before: str | None = None
+    """The version the comment was made about (None: the revision's parent)."""
+    source: Literal["human", "critic", "checks"] = "human"
+
+
+def _lines(text: str) -> list[tuple[str, str]]:
+    """(section heading, line) for each non-empty line, list numbers stripped."""
+    out = []
+    for s in sections(text):
+        for line in s.body.splitlines():
+            line = _LIST_MARK.sub("", line).strip()
+            if line:
+                out.append((s.heading, line))
+    return out
+
+
+def changed_text(before: str, after: str) -> str:
+    """The lines of `after` that `before` does not have, each with its section's heading."""
+    old = {normalise(line) for _, line in _lines(before)}
+    return "\n".join(f"{head}: {line}" for head, line in _lines(after)
+                     if normalise(line) not in old)
+
+
+def no_change(before: str, after: str) -> bool:
+    """True when `after` changes at most a couple of words of `before` and no number."""
+    a, b = normalise(before).split(), normalise(after).split()
+    if a == b:
+        return True
+    if numbers(before) != numbers(after):
+        return False
+    ops = difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes()
+    edits = sum(max(i2 - i1, j2 - j1) for op, i1, i2, j1, j2 in ops if op != "equal")
+    return edits <= NEAR_IDENTICAL_WORDS
+
+
+def _wants_removal(comment: str) -> bool:
+    first = set(re.findall(r"[a-z]+", comment.lower())[:4])
+    return bool(first & set(data()["removal"].split())) or has_phrase(
+        comment, data()["removal_phrases"])
+
+
+def _names(comment: str) -> set[str]:
+    """Capitalised words inside the comment (not its first word): people, places, services."""
+    return {m.group() for m in _NAME.finditer(comment)
+            if m.start() > 0 and m.group().lower() not in word_set("stopwords")}
+
+
+def _pasted(comment: str, added: str) -> bool:
+    """The changed text is the comment's own words with the instruction left off."""
+    verb = re.match(r"\s*\w+\s+", comment)
+    tail = normalise(comment[verb.end():] if verb else comment)
+    lines = [normalise(line.split(":", 1)[-1]) for line in added.splitlines()]
+    return bool(tail) and any(line == tail for line in lines)
+
+
+def _target_clause(comment: str) -> str:
+    """What a removal comment points at: its first clause ("remove the step about X, it is
+    not about Y" points at X; the rest is the reason)."""
+    return re.split(r"[,;:()]|\s(?:because|since|as|it|it's|this|that's)\s", comment,
+                    maxsplit=1)[0]
+
+
+def _removed(target: str, before: str, after: str) -> bool:
+    """The lines of `before` that match the target best (at least half its terms) are gone."""
+    wanted = terms(target, word_set("generic", "feedback"))
+    if not wanted:
+        return not no_change(before, after)
+    share = {line: len(wanted & terms(line)) / len(wanted) for _, line in _lines(before)}
+    best = max(share.values(), default=0.0)
+    if best < MIN_SHARE:
+        return not no_change(before, after)  # nothing recognisable to remove: any change
+    kept = {normalise(line) for _, line in _lines(after)}
+    return all(normalise(line) not in kept for line, v in share.items() if v == best)
+
+
+def answered(comment: str, before: str, after: str) -> bool:
+    """Whether `after` visibly answers `comment` made about `before`."""
+    if normalise(before) == normalise(after):
+        return False
+    removal = _wants_removal(comment)
+    quoted = _QUOTED.findall(comment)
+    if quoted and (removal or "rewrite" in comment.lower()):
+        return all(normalise(q) not in normalise(after) for q in quoted)
+    wanted = terms(comment, word_set("generic", "feedback"))
+    if removal:
+        return _removed(_target_clause(comment), before, after)
+    added = changed_text(before, after)
+    if not added:
+        return False
+    new_numbers = numbers(comment) - numbers(before)
+    if not new_numbers <= numbers(after):
+        return False
+    new_names = {n for n in _names(comment) if n.lower() not in before.lower()}
+    if any(n.lower() not in after.lower() for n in new_names):
+        return False
+    if _pasted(comment, added):
+        return False
+    if not wanted:
+        return not no_change(before, after)
+    return len(wanted & terms(added)) / len(wanted) >= MIN_SHARE
+
+
+def feedback_findings(kind: str, text: str, previous: str | None,
+                      comments: list[Comment]) -> list[Finding]:
+    """A "not addressed" finding per comment the revision does not answer."""
+    out = []
+    for c in comments:
+        before = c.before if c.before is not None else previous
+        if before is None:
+            continue
+        if not answered(c.text, before, text):
+            out.append(finding(
+                CHECK, kind, "not_addressed", c.text,
+                f"Not addressed yet: {c.text!r}. Change the draft so it visibly answers this "
+                "(what it names, with its numbers and names), or say in the draft why not."))
+    return out
+
+
+def no_change_findings(kind: str, text: str, previous: str | None) -> list[Finding]:
+    if previous is None or not no_change(previous, text):
+        return []
+    return [finding("no_change", kind, "no_change", "this version repeats the previous one",
+                    "This revision is (nearly) identical to the previous version: it is not "
+                    "progress. Make the changes the notes and comments ask for.")]
+
+
+__all__ = ["Comment", "answered", "changed_text", "feedback_findings", "no_change",
+           "no_change_findings"]

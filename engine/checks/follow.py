@@ -1,0 +1,90 @@
+"""The checks that follow the text, together: request coverage, feedback coverage, no-change
+revisions, clinical harm and campaign consistency, for every draft whoever wrote it (the
+offline drafter, a real model, a person). Their findings cap the relevant score, become
+notes for the drafter and non-blocking flags a reviewer sees ("not addressed" on the Run page
+and in `python -m engine show`). Pure: the caller reads what they need (engine/follow_context.py
+in the loop) and passes it in."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from engine.checks.base import CheckResult, FlagOut
+from engine.checks.campaign_consistency import campaign_findings
+from engine.checks.clinical_harm import clinical_findings
+from engine.checks.feedback_coverage import Comment, feedback_findings, no_change_findings
+from engine.checks.findings import Finding
+from engine.checks.request_coverage import request_findings
+
+NOT_ADDRESSED = "not_addressed"
+
+
+class FollowInput(BaseModel):
+    """What the checks need besides the draft and the run's input."""
+
+    previous: str | None = None
+    """The version this one revises (None: a first version)."""
+    author_kind: str = "agent"
+    """"human": a person's edit is their own answer to the comments; only the request and
+    campaign checks apply to it."""
+    comments: list[Comment] = Field(default_factory=list)
+    """People's comments on this stage (each with the version it was made about) and the
+    critical notes on the previous version."""
+    context: dict[str, Any] = Field(default_factory=dict)
+    """Campaign: the approved brief, shortlist and outreach (keys "brief", "shortlist",
+    "outreach")."""
+
+
+class FollowResult(BaseModel):
+    findings: list[Finding] = Field(default_factory=list)
+
+    @property
+    def caps(self) -> dict[str, float]:
+        caps: dict[str, float] = {}
+        for f in self.findings:
+            if f.score and f.cap is not None:
+                caps[f.score] = min(caps.get(f.score, 1.0), f.cap)
+        return caps
+
+    @property
+    def flags(self) -> list[FlagOut]:
+        """Non-blocking flags for the reviewer (clinical harm is flagged by the safety screen
+        already: it only caps)."""
+        return [FlagOut(category=f.category, text=f.text, start=f.start, end=f.end,
+                        check=f.check, blocking=False)
+                for f in self.findings if f.check != "clinical_harm"]
+
+    @property
+    def notes(self) -> list[str]:
+        return list(dict.fromkeys(f.note for f in self.findings))
+
+    def as_check_result(self) -> CheckResult:
+        return CheckResult(caps=self.caps, flags=self.flags)
+
+
+def follow_checks(kind: str, stage: str, text: str, run_input: dict[str, Any],
+                  follow: FollowInput | None = None,
+                  safety_flags: list[FlagOut] | None = None) -> FollowResult:
+    follow = follow or FollowInput()
+    found = request_findings(kind, stage, text, run_input)
+    if follow.author_kind != "human":
+        found += no_change_findings(kind, text, follow.previous)
+        found += feedback_findings(kind, text, follow.previous, follow.comments)
+    if kind == "protocol":
+        found += clinical_findings(safety_flags or [])
+    elif kind == "campaign":
+        found += campaign_findings(stage, text, run_input, follow.context)
+    return FollowResult(findings=found)
+
+
+def merge(base: CheckResult, extra: FollowResult) -> CheckResult:
+    """The deterministic floor with the follow checks' caps (the lower wins) and flags."""
+    caps = dict(base.caps)
+    for name, cap in extra.caps.items():
+        caps[name] = min(caps.get(name, 1.0), cap)
+    return CheckResult(caps=caps, flags=[*base.flags, *extra.flags])
+
+
+__all__ = ["NOT_ADDRESSED", "FollowInput", "FollowResult", "follow_checks", "merge"]

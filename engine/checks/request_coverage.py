@@ -1,0 +1,96 @@
+"""Request coverage: does the draft work with what was asked, or only paste it?
+
+A protocol's request names a situation ("a man afraid of elevators", "exam panic"): its
+content terms (the words every request shares left out) must appear in the draft outside any
+sentence that quotes the request, in at least half of their number, and in the steps
+themselves. A request on a topic with known needs (self-harm: a way to delay the urge and a
+safety plan) needs those elements. A campaign's outreach needs a message on every channel
+the marketer chose. Pure: the draft and the run's input are all it reads."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine.checks.findings import Finding, finding
+from engine.checks.sentences import split_sentences
+from engine.checks.terms import data, has_phrase, list_items, section, sections, terms, word_set
+
+CHECK = "request_coverage"
+MIN_SHARE = 0.5
+"""The share of the request's terms the draft must work with (outside pasted sentences)."""
+PASTED_SHARE = 0.7
+"""A sentence holding this share of the request's words quotes it rather than uses it."""
+
+
+def quotes(sentence: str, request: str) -> bool:
+    """True when the sentence pastes the request (its words, in bulk) rather than using it."""
+    asked = terms(request)
+    if not asked:
+        return False
+    if " ".join(request.lower().split()) in " ".join(sentence.lower().split()):
+        return True
+    return len(asked & terms(sentence)) / len(asked) >= PASTED_SHARE
+
+
+def unquoted(text: str, request: str) -> str:
+    """The draft without its sentences that paste the request."""
+    return "\n".join(text[a:b] for a, b in split_sentences(text)
+                     if not quotes(text[a:b], request))
+
+
+def protocol_findings(text: str, run_input: dict[str, Any]) -> list[Finding]:
+    intent = str(run_input.get("intent") or "")
+    key = terms(intent, word_set("generic", "protocol"))
+    out: list[Finding] = []
+    if key:
+        body = unquoted(text, intent)
+        used = key & terms(body)
+        steps = list_items(section(text, "steps")) or list_items(text)
+        in_steps = [s for s in steps if key & terms(s) and not quotes(s, intent)]
+        wanted = min(2, len(steps))
+        if len(used) / len(key) < MIN_SHARE or len(in_steps) < wanted:
+            missing = ", ".join(sorted(key - used)) or ", ".join(sorted(key))
+            out.append(finding(
+                CHECK, "protocol", "request_not_covered", intent,
+                f"The draft does not work with the request ({intent!r}): build the steps "
+                f"from its own situation ({missing}), not a generic template with the request "
+                f"quoted once.", text))
+    for topic in data()["topic"]:
+        if not has_phrase(intent, topic["when"]):
+            continue
+        for need in topic["needs"]:
+            if not has_phrase(text, need["any"]):
+                out.append(finding(
+                    CHECK, "protocol", "request_missing_element", intent,
+                    f"A request about {topic['name']} needs {need['what']}: add it as a step.",
+                    text, cap=data()["caps"]["request_not_covered"]))
+    return out
+
+
+def campaign_findings(stage: str, text: str, run_input: dict[str, Any]) -> list[Finding]:
+    """Outreach: a message on every chosen channel (a creator's section names its channels
+    as ### headings)."""
+    if stage != "outreach":
+        return []
+    labels = data()["channel_label"]  # the campaign's channels as the drafts print them
+    used = {s.heading.lower() for part in sections(text) for s in sections(part.body, 3)}
+    missing = [labels.get(c, c) for c in run_input.get("channels") or []
+               if labels.get(c, c).lower() not in used]
+    if not missing:
+        return []
+    return [finding(CHECK, "campaign", "request_not_covered",
+                    "channels: " + ", ".join(missing),
+                    f"The campaign asks for outreach on {', '.join(missing)} too: write each "
+                    "shortlisted creator a message there.", text)]
+
+
+def request_findings(kind: str, stage: str, text: str,
+                     run_input: dict[str, Any]) -> list[Finding]:
+    if kind == "protocol":
+        return protocol_findings(text, run_input)
+    if kind == "campaign":
+        return campaign_findings(stage, text, run_input)
+    return []
+
+
+__all__ = ["quotes", "request_findings", "unquoted"]
