@@ -17,13 +17,7 @@ from engine.pipelines.base import DraftTask, NoteOut, ReviewTask
 from engine.pipelines.campaign import CAMPAIGN
 from engine.pipelines.campaign_evaluator import review_campaign
 from engine.pipelines.campaign_offline import draft_brief, sanitize
-
-try:
-    from tests.fake_openai import FakeOpenAI, fake_openai_server
-except ImportError:  # pragma: no cover
-    from fake_openai import FakeOpenAI, fake_openai_server  # type: ignore[no-redef]
-
-__all__ = ["fake_openai_server"]
+from testkit.fake_openai import FakeOpenAI
 
 
 @pytest.fixture
