@@ -40,6 +40,11 @@ class ProtocolState(TypedDict, total=False):
     iteration: int
     version: int
     draft: str
+    previous: str | None
+    """The version the draft revises (the checks that follow the text compare them)."""
+    critical: list[str]
+    """The critics' and checks' critical notes on the previous version."""
+    follow_notes: list[str]
     history: Annotated[list[dict[str, Any]], operator.add]
     """Every version with its scores: what a reviewer browses, kept in the checkpoint."""
     caps: dict[str, float]
@@ -56,6 +61,8 @@ def build_graph(checkpointer: Any, pipeline: Any) -> Any:
     """The compiled graph; `pipeline` is the protocol pipeline (or its timed copy)."""
     from langgraph.graph import END, START, StateGraph
 
+    from engine.checks.feedback_coverage import Comment
+    from engine.checks.follow import FollowInput, follow_checks, merge
     from engine.loop.decide import (
         as_review,
         combine_review,
@@ -78,7 +85,8 @@ def build_graph(checkpointer: Any, pipeline: Any) -> Any:
                          iteration=state.get("iteration", 0) + 1,
                          previous=state.get("draft"), notes=notes, feedback=[])
         text = stage.to_text(stage.drafter.offline(task))
-        return {"draft": text, "version": state.get("version", 0) + 1,
+        return {"draft": text, "previous": state.get("draft"),
+                "version": state.get("version", 0) + 1,
                 "iteration": state.get("iteration", 0) + 1, "reviews": [], "notes": []}
 
     def review_task(state: ProtocolState, flags: list[Any]) -> ReviewTask:
@@ -87,8 +95,15 @@ def build_graph(checkpointer: Any, pipeline: Any) -> Any:
 
     def safety(state: ProtocolState) -> dict[str, Any]:
         checks = stage.checks(state["draft"], state["input"])
+        previous = state.get("previous")
+        follow = follow_checks("protocol", stage.name, state["draft"], state["input"],
+                               FollowInput(previous=previous, comments=[
+                                   Comment(text=t, before=previous, source="critic")
+                                   for t in state.get("critical", [])]), checks.flags)
+        checks = merge(checks, follow)
         review = as_review(safety_spec.offline(review_task(state, checks.flags)))
         return {"caps": checks.caps, "flags": [f.model_dump() for f in checks.flags],
+                "follow_notes": follow.notes,
                 "reviews": [{"author": safety_spec.name, **review.model_dump()}]}
 
     def clinical(state: ProtocolState) -> dict[str, Any]:
@@ -110,6 +125,10 @@ def build_graph(checkpointer: Any, pipeline: Any) -> Any:
         notes += [{"target": "drafter", "priority": "critical",
                    "text": f"{f['category'].replace('_', ' ')}: rewrite or remove \"{f['text']}\""}
                   for f in state.get("flags", []) if f.get("blocking", True)]
+        critical = [n["text"] for n in notes if n["priority"] == "critical"
+                    and n["target"] in ("drafter", "broadcast")]
+        notes += [{"target": "drafter", "priority": "critical", "text": t}
+                  for t in state.get("follow_notes", [])]
         verdict = gate(scores, blocking, thresholds, None)
         entry = {"version": state["version"], "content": state["draft"], "scores": scores,
                  "flagged": bool(blocking)}
@@ -126,7 +145,8 @@ def build_graph(checkpointer: Any, pipeline: Any) -> Any:
             route, reason = "human_review", "max_iterations"
         else:
             route, reason = "draft", ""
-        return {"scores": scores, "notes": notes, "history": [entry], "route": route,
+        return {"scores": scores, "notes": notes, "critical": critical,
+                "history": [entry], "route": route,
                 "halt_reason": reason, "best_version": max(history, key=key)["version"]}
 
     def human_review(state: ProtocolState) -> dict[str, Any]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, computed_field
 from sqlalchemy import case, or_
 from sqlmodel import col, select
 
@@ -48,6 +48,12 @@ class DraftView(BaseModel):
     created_at: datetime
     scores: dict[str, float]
     flags: list[FlagView]
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def not_addressed(self) -> list[str]:
+        """The comments and critical notes this version does not answer (feedback coverage)."""
+        return [f.text for f in self.flags if f.category == "not_addressed"]
 
 
 class ActionView(BaseModel):

@@ -153,7 +153,8 @@ def render_draft(detail: RunDetail, draft: DraftView) -> None:
         return
     st.markdown(demote_headings(flagged_draft(segments(draft.content, draft.flags))),
                 anchors=False)
-    for f in unlocated(draft.content, draft.flags):
+    # Findings about the draft as a whole (a comment not addressed) have no place in the text.
+    for f in unlocated(draft.content, [f for f in draft.flags if f.end > f.start]):
         st.caption(f"Flag not found in the text any more: “{escape_inline(f.text)}”")
 
 
@@ -183,5 +184,9 @@ def render_flags(draft: DraftView | None) -> None:
                  f"({escape_inline(f.check.replace('_', ' '))}): “{escape_inline(f.text)}”",
                  icon=":material/flag:")
     for f in other:
+        if f.category == "not_addressed":
+            st.warning(f"**Not addressed** in v{draft.version}: “{escape_inline(f.text)}”",
+                       icon=":material/feedback:")
+            continue
         st.warning(f"**{escape_inline(f.category.replace('_', ' ').capitalize())}**: "
                    f"“{escape_inline(f.text)}”", icon=":material/warning:")

@@ -8,7 +8,8 @@ against the version it was made about, so an answer given two versions ago still
 - otherwise the changed lines (with their section's heading) must hold the numbers and names
   the comment asks for and at least half of its content terms, and must not merely paste the
   comment's own words back in ("That the cream is fragrance-free.");
-- a comment with no content terms ("too generic, redo it") is answered by any real change.
+- a comment with no content terms ("too generic, redo it") or about how the text sounds
+  ("make the opening warmer") is answered by any real change.
 A revision whose words and numbers are (nearly) those of its parent is no progress. Pure: the
 texts and the comments are arguments."""
 
@@ -139,9 +140,11 @@ def answered(comment: str, before: str, after: str) -> bool:
         return False
     if _pasted(comment, added):
         return False
-    if not wanted:
-        return not no_change(before, after)
-    return len(wanted & terms(added)) / len(wanted) >= MIN_SHARE
+    if not wanted or wanted & word_set("generic", "style"):
+        return not no_change(before, after)  # how it sounds: any real rewrite answers it
+    lines_only = terms("\n".join(line.split(": ", 1)[-1] for line in added.splitlines()))
+    # The section's heading helps place a change ("Reflection") but cannot answer on its own.
+    return bool(wanted & lines_only) and len(wanted & terms(added)) / len(wanted) >= MIN_SHARE
 
 
 def feedback_findings(kind: str, text: str, previous: str | None,

@@ -9,27 +9,39 @@ the marketer chose. Pure: the draft and the run's input are all it reads."""
 
 from __future__ import annotations
 
+import difflib
 from typing import Any
 
 from engine.checks.findings import Finding, finding
 from engine.checks.sentences import split_sentences
-from engine.checks.terms import data, has_phrase, list_items, section, sections, terms, word_set
+from engine.checks.terms import (
+    data,
+    has_phrase,
+    list_items,
+    normalise,
+    section,
+    sections,
+    terms,
+    word_set,
+)
 
 CHECK = "request_coverage"
 MIN_SHARE = 0.5
 """The share of the request's terms the draft must work with (outside pasted sentences)."""
-PASTED_SHARE = 0.7
-"""A sentence holding this share of the request's words quotes it rather than uses it."""
+PASTED_SHARE = 0.8
+"""A sentence holding this share of the request's words in one unbroken run quotes it."""
+MIN_QUOTABLE = 4
+"""A request of fewer content terms is a name for the situation, not a sentence to paste."""
 
 
 def quotes(sentence: str, request: str) -> bool:
     """True when the sentence pastes the request (its words, in bulk) rather than using it."""
-    asked = terms(request)
-    if not asked:
+    asked = normalise(request).split()
+    if len(terms(request)) < MIN_QUOTABLE:  # "exam panic" named in a step is the step using it
         return False
-    if " ".join(request.lower().split()) in " ".join(sentence.lower().split()):
-        return True
-    return len(asked & terms(sentence)) / len(asked) >= PASTED_SHARE
+    said = normalise(sentence).split()
+    run = difflib.SequenceMatcher(a=asked, b=said, autojunk=False).find_longest_match()
+    return run.size >= PASTED_SHARE * len(asked)
 
 
 def unquoted(text: str, request: str) -> str:

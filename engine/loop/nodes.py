@@ -7,6 +7,10 @@ from __future__ import annotations
 from functools import partial
 from typing import Any
 
+from sqlalchemy.engine import Connection
+
+from engine.checks.follow import FollowInput, follow_checks, merge
+from engine.follow_context import FOLLOW_AUTHOR, load_follow
 from engine.llm.base import LLMBackend, LLMError
 from engine.loop.agents import CallContext, run_agent
 from engine.loop.critics import CriticPool
@@ -73,6 +77,12 @@ def draft_task(tx: LoopTx, plan: StepPlan, texts: dict[int | None, str]) -> Draf
     )
 
 
+def follow_input(c: Connection, plan: StepPlan) -> FollowInput:
+    """What the checks that follow the text need for the draft under review."""
+    return load_follow(c, run_id=plan.run_id, draft_id=plan.current_draft_id, kind=plan.kind,
+                       critics={a.name for a in stage_of(plan).critics})
+
+
 def draft(plan: StepPlan, backend: LLMBackend) -> str:
     """The drafter's text for this step (a model never gets to store a key)."""
     stage = stage_of(plan)
@@ -94,6 +104,9 @@ def review(plan: StepPlan, backend: LLMBackend, critics: CriticPool) -> ReviewOu
     if plan.content is None:
         raise LLMError("malformed", "there is no draft to review")
     checks = run_checks(stage, plan.content, plan.input)
+    follow = follow_checks(plan.kind, plan.stage, plan.content, plan.input, plan.follow,
+                           checks.flags)
+    checks = merge(checks, follow)
     task = ReviewTask(
         kind=plan.kind, stage=plan.stage, input=plan.input, content=plan.content,
         flags=checks.flags,
@@ -124,6 +137,8 @@ def review(plan: StepPlan, backend: LLMBackend, critics: CriticPool) -> ReviewOu
         for f in checks.flags
         if f.blocking
     ]
+    notes += [AuthoredNote(FOLLOW_AUTHOR, NoteOut(target="drafter", priority="critical", text=t))
+              for t in follow.notes]
     return ReviewOutcome(
         scores=[ScoreOut(n, v, llm, cap, src) for n, (v, llm, cap, src) in combined.items()],
         flags=checks.flags,
@@ -132,4 +147,5 @@ def review(plan: StepPlan, backend: LLMBackend, critics: CriticPool) -> ReviewOu
     )
 
 
-__all__ = ["call_context", "draft", "draft_task", "review", "run_checks", "stage_of"]
+__all__ = ["call_context", "draft", "draft_task", "follow_input", "review", "run_checks",
+           "stage_of"]

@@ -54,6 +54,9 @@ class StepPlan:
     the version check, so it need not read it again unless someone changed it since."""
     calls: list[dict[str, Any]] = field(default_factory=list)
     """Model calls' rows to write with the step's outputs (see CallContext.pending)."""
+    follow: Any = None
+    """review: what the checks that follow the text need (engine.follow_context.FollowInput),
+    read in the transaction that opened the step."""
     new_draft: bool = False
     """review: the draft was written in the transaction that opened this step, so it has no
     scores or flags to replace (unless the run changed since, which the commit checks)."""

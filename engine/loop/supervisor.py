@@ -265,6 +265,7 @@ class Supervisor:
             agents = (stage.drafter,)
         elif plan.node == "review":
             plan.content = draft_content(c, plan.current_draft_id, texts)
+            plan.follow = nodes.follow_input(c, plan)
             agents = stage.critics
         plan.prompts = prompts_for(tx, agents, plan.params)
         return plan

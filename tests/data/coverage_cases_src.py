@@ -557,6 +557,159 @@ add("rq-campaign-missing-channel", "request", "campaign", "outreach",
     ["request_not_covered"], context=CTX_OUT)
 
 
+# -- fresh batch: written after the first version of the checks, scored once before any change --
+for c in cases:
+    c["split"] = "dev"
+FIRST_FRESH = len(cases)
+
+BRIDGE_GOOD = proto("Crossing bridges again", GENERIC_PURPOSE, [
+    "Look at photos and videos of long bridges until your anxiety drops by half.",
+    "Walk across a short footbridge over a small stream.",
+    "Be a passenger in a car crossing a low road bridge.",
+    "Walk halfway over a high pedestrian bridge and back.",
+    "Drive yourself across the big river bridge at a quiet time.",
+])
+add("fresh-req-bridge-good", "request", "protocol", "draft",
+    p_in("Graded exposure for someone terrified of driving over bridges"), BRIDGE_GOOD, [])
+add("fresh-req-bridge-template", "request", "protocol", "draft",
+    p_in("Graded exposure for someone terrified of driving over bridges"),
+    proto("Facing fears", pasted("Graded exposure for someone terrified of driving over "
+                                 "bridges"), GENERIC_FEAR), ["request_not_covered"])
+VOMIT_GOOD = proto("Being near sickness", GENERIC_PURPOSE, [
+    "Write the word 'vomit' and read it aloud until it feels ordinary.",
+    "Watch a cartoon where a character is sick.",
+    "Sit in the waiting area of a GP practice for twenty minutes.",
+    "Eat a meal at a restaurant without checking where the toilets are.",
+])
+add("fresh-req-emetophobia-good", "request", "protocol", "draft",
+    p_in("Fear of vomiting that stops her eating out"), VOMIT_GOOD, [])
+add("fresh-req-emetophobia-breathing", "request", "protocol", "draft",
+    p_in("Fear of vomiting that stops her eating out"), BREATHING, ["request_not_covered"])
+GRIEF_GOOD = proto("Making room for grief", "Grief comes in waves after a loss.", [
+    "Set aside ten minutes to write a letter to your father about a memory you share.",
+    "Notice the moments in the week when you miss him most, and write them down.",
+    "Plan one small thing on his birthday that honours him.",
+    "Tell one person a story about your dad.",
+])
+add("fresh-req-grief-good", "request", "protocol", "draft",
+    p_in("Grief after my father died in the spring"), GRIEF_GOOD, [])
+add("fresh-req-grief-thought-record", "request", "protocol", "draft",
+    p_in("Grief after my father died in the spring"), THOUGHT_RECORD, ["request_not_covered"])
+add("fresh-req-anger-good", "request", "protocol", "draft",
+    p_in("Losing my temper with my kids at bedtime"), proto("Cooling down at bedtime",
+    "Bedtime can be the hardest hour of a parent's day.", [
+        "Notice the first signs of anger at bedtime: a tight jaw, a raised voice.",
+        "Step out of the kids' room for one minute and breathe slowly.",
+        "Go back and use a calm, short sentence with your children.",
+        "After the kids are asleep, note what set off your temper.",
+    ]), [])
+add("fresh-req-selfharm-burning", "request", "protocol", "draft",
+    p_in("Young adult who burns herself when overwhelmed: coping with urges"),
+    proto("Riding out urges", "Urges to self-harm pass.", [
+        "When the urge to burn yourself comes, rate it from 0 to 10.",
+        "Hold something cold, like a frozen orange, instead.",
+        "Text a friend and tell them you are having a hard time.",
+    ]), ["request_not_covered"])
+HEIGHTS = proto("Facing fears step by step", pasted("Fear of heights on balconies"),
+                GENERIC_FEAR)
+HEIGHTS_OK = HEIGHTS.replace("6. Write down what happened",
+                             "6. Stand on a first-floor balcony for five minutes with a "
+                             "friend.\n7. Write down what happened")
+add("fresh-fb-balcony-done", "feedback", "protocol", "draft", p_in("Fear of heights on "
+    "balconies"), HEIGHTS_OK, [], previous=HEIGHTS,
+    feedback=[fb("Include standing on a low balcony with someone you trust", HEIGHTS)])
+add("fresh-fb-balcony-ignored", "feedback", "protocol", "draft",
+    p_in("Fear of heights on balconies"),
+    HEIGHTS.replace("rate each from 0 to 100", "rate each one from 0 to 100"),
+    ["not_addressed:0"], previous=HEIGHTS,
+    feedback=[fb("Include standing on a low balcony with someone you trust", HEIGHTS)])
+add("fresh-fb-shorter-done", "feedback", "protocol", "draft", p_in(STUDENT), EXAM_SHORT, [],
+    previous=EXAM_GOOD, feedback=[fb("Cut it down to four steps", EXAM_GOOD)])
+add("fresh-fb-time-ignored", "feedback", "protocol", "draft", p_in(STUDENT),
+    EXAM_GOOD.replace("five times", "six times"), ["not_addressed:0"], previous=EXAM_GOOD,
+    feedback=[fb("Say it takes about 15 minutes a day", EXAM_GOOD)])
+add("fresh-fb-time-done", "feedback", "protocol", "draft", p_in(STUDENT),
+    EXAM_GOOD.replace("Panic before exams is common and it passes.", "Panic before exams is "
+                      "common and it passes. Practise for about 15 minutes a day."), [],
+    previous=EXAM_GOOD, feedback=[fb("Say it takes about 15 minutes a day", EXAM_GOOD)])
+add("fresh-fb-tone-done", "feedback", "protocol", "draft", p_in(STUDENT),
+    EXAM_GOOD.replace("Panic before exams is common and it passes.", "Feeling panicky before "
+                      "an exam is really common, and you are not alone in it."), [],
+    previous=EXAM_GOOD, feedback=[fb("The opening feels cold; make it warmer and validating",
+                                     EXAM_GOOD)])
+OUT_RENAME = OUT_VOGEL.replace("Hi Anna,", "Dear Dr. Vogel,")
+add("fresh-fb-greeting-done", "feedback", "campaign", "outreach", LUMEN_IN, OUT_RENAME, [],
+    previous=OUT_VOGEL, feedback=[fb("Address her as Dr. Vogel, not by first name",
+                                     OUT_VOGEL)])
+add("fresh-fb-greeting-ignored", "feedback", "campaign", "outreach", LUMEN_IN,
+    OUT_VOGEL.replace("this week?", "this week or next?"), ["not_addressed:0"],
+    previous=OUT_VOGEL, feedback=[fb("Address her as Dr. Vogel, not by first name",
+                                     OUT_VOGEL)])
+add("fresh-fb-deadline-ignored", "feedback", "campaign", "outreach", LUMEN_IN, OUT_VOGEL_PASTED,
+    ["not_addressed:0"], previous=OUT_VOGEL,
+    feedback=[fb("Ask her to post before 14 February", OUT_VOGEL)])
+add("fresh-fb-deadline-done", "feedback", "campaign", "outreach", LUMEN_IN,
+    OUT_VOGEL.replace("**What we offer**", "We'd ask you to post before 14 February.\n\n"
+                      "**What we offer**"), [], previous=OUT_VOGEL,
+    feedback=[fb("Ask her to post before 14 February", OUT_VOGEL)])
+add("fresh-nc-reordered-reflection", "no_change", "protocol", "draft", p_in(ELEV),
+    ELEVATOR_GOOD.replace("- What did you expect to happen, and what actually happened?\n- What "
+                          "did you learn about your fear?", "- What did you learn about your "
+                          "fear?\n- What did you expect to happen, and what actually happened?"),
+    [], previous=ELEVATOR_GOOD)
+add("fresh-nc-bold-only", "no_change", "protocol", "draft", p_in(ELEV),
+    ELEVATOR_GOOD.replace("Riding elevators, one step at a time",
+                          "**Riding elevators, one step at a time**"), ["no_change"],
+    previous=ELEVATOR_GOOD)
+add("fresh-nc-fee-only", "no_change", "campaign", "outreach", LUMEN_IN,
+    OUT_VOGEL.replace("$420", "$450"), [], previous=OUT_VOGEL)
+LUMEN_BRAND = {"name": "Lumen Skin", "products": ["barrier repair cream",
+                                                 "fragrance-free gel cleanser", "mineral SPF 30"]}
+
+
+def lumen_brief(product: str, timeline: list[str], metrics: list[str]) -> str:
+    return "\n".join([
+        "# Campaign brief: Lumen Skin", "", "## Objective", "",
+        "Introduce the barrier repair cream to people with sensitive skin.", "",
+        "## Key messages", "", f"- {product}: gentle on reactive skin",
+        "- Ingredients explained plainly", "", "## Deliverables", "",
+        f"- 2 creators each post a routine video with {product}", "", "## Timeline", ""]
+        + [f"- {t}" for t in timeline] + ["", "## Budget split", "", "| Item | Amount (USD) |",
+        "|---|---:|", "| Creator fees | 4,000 |", "| Samples | 2,000 |", "",
+        "## Success metrics", ""] + [f"- {m}" for m in metrics] + [""])
+
+
+LUMEN_GOAL = dict(LUMEN_IN, goal="Introduce the barrier repair cream to people with sensitive "
+                  "skin by June 2027 and get 300 reviews")
+add("fresh-cc-lumen-good", "campaign", "campaign", "brief", LUMEN_GOAL,
+    lumen_brief("The barrier repair cream", ["May 2027: outreach", "June 2027: posts"],
+                ["Reviews: 300 by the end of June"]), [], context={"brand": LUMEN_BRAND})
+add("fresh-cc-lumen-spf", "campaign", "campaign", "brief", LUMEN_GOAL,
+    lumen_brief("Mineral SPF 30", ["May 2027: outreach", "June 2027: posts"],
+                ["Reviews: 300 by the end of June"]), ["off_product"],
+    context={"brand": LUMEN_BRAND})
+add("fresh-cc-lumen-dates", "campaign", "campaign", "brief", LUMEN_GOAL,
+    lumen_brief("The barrier repair cream", ["Week 1: outreach", "Weeks 2-6: posts"],
+                ["Reviews: 300"]), ["timeline_mismatch"], context={"brand": LUMEN_BRAND})
+add("fresh-cc-lumen-metrics", "campaign", "campaign", "brief", LUMEN_GOAL,
+    lumen_brief("The barrier repair cream", ["May 2027: outreach", "June 2027: posts"],
+                ["Engagement rate: 4%", "Saves: 1,000"]), ["metric_mismatch"],
+    context={"brand": LUMEN_BRAND})
+add("fresh-cc-out-target-leak", "campaign", "campaign", "outreach", ALMA,
+    outreach("", "oat-milk cold brew", extra=" We're aiming for a conversion rate of 2% on "
+             "your code."), ["kpi_in_message"], context=CTX_OUT)
+add("fresh-cc-out-whatsapp-ok", "campaign", "campaign", "outreach",
+    dict(ALMA, channels=["email", "whatsapp"]),
+    outreach("", "oat-milk cold brew", maya_channel="WhatsApp"), [],
+    context=dict(CTX_OUT, shortlist=SHORTLIST.replace("| SMS |", "| WhatsApp |")))
+add("fresh-cc-plan-fee-under", "campaign", "campaign", "plan", ALMA, plan("1,200", "SMS"), [],
+    context=CTX_PLAN)
+add("fresh-cc-plan-both", "campaign", "campaign", "plan", ALMA,
+    plan("3,000", "WhatsApp"), ["channel_mismatch", "fee_over_budget"], context=CTX_PLAN)
+for c in cases[FIRST_FRESH:]:
+    c["split"] = "fresh"
+
+
 def main() -> None:
     out = Path(__file__).with_name("coverage_cases.jsonl")
     with out.open("w", encoding="utf-8") as f:

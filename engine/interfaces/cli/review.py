@@ -120,7 +120,12 @@ def cmd_show(a: argparse.Namespace) -> int:
             f" {_fmt_scores(dr.scores)} {' '.join('*' + m for m in marks)}"
         )
         for f in dr.flags:
-            print(f'   FLAG {f.category}: "{f.text}" [{f.start}:{f.end}]')
+            if f.category == "not_addressed":
+                print(f'   NOT ADDRESSED: "{f.text}"')
+            elif f.end <= f.start:  # a finding about the whole draft, not one sentence of it
+                print(f"   {f.category.replace('_', ' ').upper()}: {f.text}")
+            else:
+                print(f'   FLAG {f.category}: "{f.text}" [{f.start}:{f.end}]')
         if a.full or dr.id == d.current_draft_id:
             print(dr.content)
     if d.notes:

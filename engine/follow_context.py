@@ -1,0 +1,96 @@
+"""What the checks that follow the text need from the database, read in the transaction that
+opens a review step (the checks themselves read nothing: engine/checks/follow.py):
+the version the draft revises, who wrote the draft, every comment people made on this
+stage's earlier versions (each with the text it was made about), the critical notes of the
+critics and checks on the previous version, and a campaign's approved earlier stages."""
+
+from __future__ import annotations
+
+from sqlalchemy import bindparam, or_, select
+from sqlalchemy.engine import Connection
+
+from db.models import Draft, HumanAction, Note
+from db.prepared import Prepared
+from engine.checks.feedback_coverage import Comment
+from engine.checks.follow import FollowInput
+
+FOLLOW_AUTHOR = "follow_checks"
+"""Who the follow checks' notes are by (their own notes are not judged again: the comment or
+request behind each one is)."""
+
+_DRAFT = Draft.__table__  # type: ignore[attr-defined]
+_ACTION = HumanAction.__table__  # type: ignore[attr-defined]
+_NOTE = Note.__table__  # type: ignore[attr-defined]
+_PARENT = _DRAFT.alias("parent")
+
+SEL_DRAFT = Prepared(
+    select(_DRAFT.c.version, _DRAFT.c.stage, _DRAFT.c.author_kind, _PARENT.c.id,
+           _PARENT.c.content)
+    .select_from(_DRAFT.outerjoin(_PARENT, _PARENT.c.id == _DRAFT.c.parent_id))
+    .where(_DRAFT.c.id == bindparam("b_draft"))
+)
+# A person's comments on the stage's earlier versions, with the version each was about.
+SEL_COMMENTS = Prepared(
+    select(_ACTION.c.comment, _DRAFT.c.content)
+    .select_from(_ACTION.join(_DRAFT, _DRAFT.c.id == _ACTION.c.draft_id))
+    .where(_ACTION.c.run_id == bindparam("b_run"), _ACTION.c.action == "revise",
+           _DRAFT.c.stage == bindparam("b_stage"), _DRAFT.c.version < bindparam("b_version"))
+    .order_by(_ACTION.c.at)
+)
+# The critics' and checks' critical notes for the drafter on the previous version.
+SEL_CRITICAL = Prepared(
+    select(_NOTE.c.author, _NOTE.c.text)
+    .where(_NOTE.c.draft_id == bindparam("b_parent"), _NOTE.c.priority == "critical",
+           or_(_NOTE.c.target == "drafter", _NOTE.c.target == "broadcast"),
+           _NOTE.c.author != FOLLOW_AUTHOR)
+    .order_by(_NOTE.c.id)
+)
+# A campaign's approved stages (the latest approval of each wins).
+SEL_APPROVED = Prepared(
+    select(_DRAFT.c.stage, _DRAFT.c.content)
+    .select_from(_ACTION.join(_DRAFT, _DRAFT.c.id == _ACTION.c.draft_id))
+    .where(_ACTION.c.run_id == bindparam("b_run"),
+           _ACTION.c.action.in_(["approve", "approve_override"]))
+    .order_by(_ACTION.c.at)
+)
+CONTEXT_KEYS = {"brief": "brief", "creators": "shortlist", "outreach": "outreach"}
+
+
+def load_follow(c: Connection, *, run_id: int, draft_id: int | None, kind: str,
+                critics: set[str]) -> FollowInput:
+    """`critics`: the stage's critic names (their notes count as feedback; a person's notes
+    come in as comments instead)."""
+    if draft_id is None:
+        return FollowInput()
+    row = next(iter(SEL_DRAFT.rows(c, {"b_draft": draft_id})), None)
+    if row is None:
+        return FollowInput()
+    version, stage, author_kind, parent_id, previous = row
+    comments = [Comment(text=text, before=before, source="human")
+                for text, before in SEL_COMMENTS.rows(
+                    c, {"b_run": run_id, "b_stage": stage, "b_version": version})
+                if text and text.strip()]
+    if parent_id is not None:
+        said = {x.text for x in comments}
+        comments += [Comment(text=text, before=previous,
+                             source="checks" if author == "checks" else "critic")
+                     for author, text in SEL_CRITICAL.rows(c, {"b_parent": parent_id})
+                     if (author in critics or author == "checks") and text not in said]
+    context = {}
+    if kind == "campaign":
+        context = {CONTEXT_KEYS[s]: text for s, text in SEL_APPROVED.rows(c, {"b_run": run_id})
+                   if s in CONTEXT_KEYS and s != stage}
+    return FollowInput(previous=previous, author_kind=author_kind or "agent",
+                       comments=_unique(comments), context=context)
+
+
+def _unique(comments: list[Comment]) -> list[Comment]:
+    """A comment made twice (sent back twice with the same words) is judged once, against the
+    latest version it was made about."""
+    seen: dict[str, Comment] = {}
+    for x in comments:
+        seen[" ".join(x.text.split()).lower()] = x
+    return list(seen.values())
+
+
+__all__ = ["FOLLOW_AUTHOR", "load_follow"]
