@@ -6,10 +6,12 @@ critics and checks on the previous version, and a campaign's approved earlier st
 
 from __future__ import annotations
 
+from typing import Any
+
 from sqlalchemy import bindparam, or_, select
 from sqlalchemy.engine import Connection
 
-from db.models import Draft, HumanAction, Note
+from db.models import Brand, Draft, HumanAction, Note
 from db.prepared import Prepared
 from engine.checks.feedback_coverage import Comment
 from engine.checks.follow import FollowInput
@@ -53,11 +55,16 @@ SEL_APPROVED = Prepared(
            _ACTION.c.action.in_(["approve", "approve_override"]))
     .order_by(_ACTION.c.at)
 )
+# The brand's products (what sets the goal's product apart from the brand's others).
+SEL_PRODUCTS = Prepared(
+    select(Brand.__table__.c.products)  # type: ignore[attr-defined]
+    .where(Brand.__table__.c.id == bindparam("b_brand"))  # type: ignore[attr-defined]
+)
 CONTEXT_KEYS = {"brief": "brief", "creators": "shortlist", "outreach": "outreach"}
 
 
 def load_follow(c: Connection, *, run_id: int, draft_id: int | None, kind: str,
-                critics: set[str]) -> FollowInput:
+                critics: set[str], brand_id: int | None = None) -> FollowInput:
     """`critics`: the stage's critic names (their notes count as feedback; a person's notes
     come in as comments instead)."""
     if draft_id is None:
@@ -76,10 +83,12 @@ def load_follow(c: Connection, *, run_id: int, draft_id: int | None, kind: str,
                              source="checks" if author == "checks" else "critic")
                      for author, text in SEL_CRITICAL.rows(c, {"b_parent": parent_id})
                      if (author in critics or author == "checks") and text not in said]
-    context = {}
+    context: dict[str, Any] = {}
     if kind == "campaign":
         context = {CONTEXT_KEYS[s]: text for s, text in SEL_APPROVED.rows(c, {"b_run": run_id})
                    if s in CONTEXT_KEYS and s != stage}
+        products = SEL_PRODUCTS.scalar(c, {"b_brand": brand_id}) if brand_id else None
+        context["brand"] = {"products": list(products or [])}
     return FollowInput(previous=previous, author_kind=author_kind or "agent",
                        comments=_unique(comments), context=context)
 

@@ -88,8 +88,21 @@ def _unquoted(text: str, goal: str) -> list[str]:
     return [text[a:b] for a, b in split_sentences(text) if not quotes(text[a:b], goal)]
 
 
-def _off_product(stage: str, text: str, run_input: dict[str, Any]) -> list[Finding]:
+def product_terms(run_input: dict[str, Any], products: list[str]) -> set[str]:
+    """The goal's product: a brand product the goal names in full, else the goal's terms
+    less those it shares with other products ("oat-milk cold brew" is not the "oat-milk
+    latte": what sets it apart is "cold brew")."""
     want = goal_terms(run_input)
+    named = [terms(p) for p in products if terms(p) and terms(p) <= want]
+    if named:
+        return set().union(*named)
+    shared = set().union(set(), *(terms(p) & want for p in products))
+    return (want - shared) or want
+
+
+def _off_product(stage: str, text: str, run_input: dict[str, Any],
+                 context: dict[str, Any]) -> list[Finding]:
+    want = product_terms(run_input, list((context.get("brand") or {}).get("products") or []))
     goal = str(run_input.get("goal") or "")
     if not want:
         return []
@@ -220,7 +233,7 @@ def _goal_dates_and_numbers(stage: str, text: str, run_input: dict[str, Any]) ->
 
 def campaign_findings(stage: str, text: str, run_input: dict[str, Any],
                       context: dict[str, Any]) -> list[Finding]:
-    out = _off_product(stage, text, run_input)
+    out = _off_product(stage, text, run_input, context)
     out += _goal_dates_and_numbers(stage, text, run_input)
     if stage in ("outreach", "plan"):
         out += _fee_over(stage, text, run_input, context)
@@ -230,4 +243,5 @@ def campaign_findings(stage: str, text: str, run_input: dict[str, Any],
     return out
 
 
-__all__ = ["campaign_findings", "creator_sections", "goal_terms", "outreach_channels"]
+__all__ = ["campaign_findings", "creator_sections", "goal_terms", "outreach_channels",
+           "product_terms"]

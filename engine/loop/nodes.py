@@ -80,7 +80,8 @@ def draft_task(tx: LoopTx, plan: StepPlan, texts: dict[int | None, str]) -> Draf
 def follow_input(c: Connection, plan: StepPlan) -> FollowInput:
     """What the checks that follow the text need for the draft under review."""
     return load_follow(c, run_id=plan.run_id, draft_id=plan.current_draft_id, kind=plan.kind,
-                       critics={a.name for a in stage_of(plan).critics})
+                       critics={a.name for a in stage_of(plan).critics},
+                       brand_id=plan.input.get("brand_id"))
 
 
 def draft(plan: StepPlan, backend: LLMBackend) -> str:
