@@ -52,7 +52,7 @@ SEL_APPROVED = Prepared(
     select(_DRAFT.c.stage, _DRAFT.c.content)
     .select_from(_ACTION.join(_DRAFT, _DRAFT.c.id == _ACTION.c.draft_id))
     .where(_ACTION.c.run_id == bindparam("b_run"),
-           _ACTION.c.action.in_(["approve", "approve_override"]))
+           or_(_ACTION.c.action == "approve", _ACTION.c.action == "approve_override"))
     .order_by(_ACTION.c.at)
 )
 # The brand's products (what sets the goal's product apart from the brand's others).

@@ -17,6 +17,7 @@ from engine.checks.clinical_harm import clinical_findings
 from engine.checks.feedback_coverage import Comment, feedback_findings, no_change_findings
 from engine.checks.findings import Finding
 from engine.checks.request_coverage import request_findings
+from engine.checks.terms import data
 
 NOT_ADDRESSED = "not_addressed"
 
@@ -42,9 +43,11 @@ class FollowResult(BaseModel):
 
     @property
     def caps(self) -> dict[str, float]:
+        """The binding findings' caps (coverage.toml `binding`), the lowest per score."""
+        binding = set(data()["binding"]["categories"])
         caps: dict[str, float] = {}
         for f in self.findings:
-            if f.score and f.cap is not None:
+            if f.score and f.cap is not None and f.category in binding:
                 caps[f.score] = min(caps.get(f.score, 1.0), f.cap)
         return caps
 
