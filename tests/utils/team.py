@@ -13,6 +13,7 @@ from tests.factories import protocol_draft
 
 FIRST, REVISED = "Exam panic: paced breathing", "Exam panic: paced breathing (revised)"
 SECOND_DRAFT = "(needs a second draft)"
+CONCRETE = "Before the exam, practise the breathing at your desk for two minutes."
 
 
 def _user(request: dict[str, Any]) -> str:
@@ -33,7 +34,9 @@ class ProtocolTeam:
         system, user = _system(request), _user(request)
         if "Drafter" in system:
             revised = "Your previous draft" in user
-            draft = protocol_draft(REVISED if revised else FIRST).model_dump()
+            # A revision changes more than its title (a title-only change is no progress).
+            draft = (protocol_draft(REVISED, extra_step=CONCRETE) if revised
+                     else protocol_draft(FIRST)).model_dump()
             if self.echo:
                 draft["purpose"] += " " + self.echo
             return draft
