@@ -51,7 +51,8 @@ def test_thresholds_met_first_time_halts_for_review(db_url: str) -> None:
 
 def test_low_scores_revise_with_notes_addressed_to_the_drafter(db_url: str) -> None:
     model = ScriptedModel({
-        "drafter": [protocol_draft("v1"), protocol_draft("v2")],
+        "drafter": [protocol_draft("v1"), protocol_draft(
+            "v2", extra_step="If you are in crisis, call the 988 crisis line.")],
         "safety_guardian": [
             review({"safety": 0.6}, [("drafter", "critical", "Add a crisis line."),
                                      ("clinical_critic", "info", "Not for the drafter.")]),
@@ -102,12 +103,14 @@ def test_deterministic_screen_binds_whatever_the_critic_says(db_url: str) -> Non
     v1 = d.drafts[0]
     assert v1.scores["safety"] < 0.8  # capped by the screen
     assert any(f.category == "medication" for f in v1.flags)
-    assert v1.content[v1.flags[0].start:v1.flags[0].end] == v1.flags[0].text
+    med = next(f for f in v1.flags if f.category == "medication")
+    assert v1.content[med.start:med.end] == med.text
     # The flag became a critical note for the drafter, which it got on revision.
     revision = [c for c in model.calls if c.agent == "drafter"][1]
     assert any(n.priority == "critical" and "medication" in n.text.lower()
                for n in revision.task.notes)  # type: ignore[attr-defined]
-    assert d.current is not None and d.current.version == 2 and not d.current.flags
+    assert d.current is not None and d.current.version == 2
+    assert not [f for f in d.current.flags if f.blocking]
 
 
 def test_critics_run_concurrently(db_url: str) -> None:

@@ -26,6 +26,7 @@ from engine.checks.terms import (
     data,
     has_phrase,
     normalise,
+    number_list,
     numbers,
     sections,
     terms,
@@ -36,7 +37,8 @@ CHECK = "feedback_coverage"
 MIN_SHARE = 0.5
 NEAR_IDENTICAL_WORDS = 2
 """A revision that changes at most this many words (and no number) is no change."""
-_QUOTED = re.compile(r"[\"\u201c]([^\"\u201d]{8,})[\"\u201d]")
+_QUOTED = re.compile(r"[\"\u201c]([^\"\u201d]{8,})[\"\u201d]"
+                     r"|(?:(?<=\s)|^)['\u2018]([^'\u2019\n]{3,80}?)['\u2019](?=[\s;:,.!?)]|$)")
 _LIST_MARK = re.compile(r"^\s*(?:\d+[.)]|[-*+])\s+")
 _NAME = re.compile(r"\b[A-Z][a-z]+\b")
 
@@ -71,7 +73,7 @@ def no_change(before: str, after: str) -> bool:
     a, b = normalise(before).split(), normalise(after).split()
     if a == b:
         return True
-    if numbers(before) != numbers(after):
+    if number_list(before) != number_list(after):  # a moved number is a real change
         return False
     ops = difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes()
     edits = sum(max(i2 - i1, j2 - j1) for op, i1, i2, j1, j2 in ops if op != "equal")
@@ -123,7 +125,7 @@ def answered(comment: str, before: str, after: str) -> bool:
     if normalise(before) == normalise(after):
         return False
     removal = _wants_removal(comment)
-    quoted = _QUOTED.findall(comment)
+    quoted = [a or b for a, b in _QUOTED.findall(comment)]
     if quoted and (removal or "rewrite" in comment.lower()):
         return all(normalise(q) not in normalise(after) for q in quoted)
     wanted = terms(comment, word_set("generic", "feedback"))

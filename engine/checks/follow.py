@@ -7,6 +7,7 @@ in the loop) and passes it in."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -20,6 +21,9 @@ from engine.checks.request_coverage import request_findings
 from engine.checks.terms import data
 
 NOT_ADDRESSED = "not_addressed"
+FOLLOW_CHECKS = frozenset({"request_coverage", "feedback_coverage", "no_change",
+                           "campaign_consistency", "clinical_harm"})
+"""The `check` names of this module's flags (non-blocking: warnings for the reviewer)."""
 
 
 class FollowInput(BaseModel):
@@ -63,6 +67,14 @@ class FollowResult(BaseModel):
     def notes(self) -> list[str]:
         return list(dict.fromkeys(f.note for f in self.findings))
 
+    def redacted(self, redact: Callable[[str], str]) -> FollowResult:
+        """With `redact` applied to what is not the draft's own text (a comment quoted in a
+        flag or note may carry an address or a phone number: flags are not content)."""
+        return FollowResult(findings=[
+            f if f.end > f.start else f.model_copy(update={"text": redact(f.text),
+                                                           "note": redact(f.note)})
+            for f in self.findings])
+
     def as_check_result(self) -> CheckResult:
         return CheckResult(caps=self.caps, flags=self.flags)
 
@@ -90,4 +102,5 @@ def merge(base: CheckResult, extra: FollowResult) -> CheckResult:
     return CheckResult(caps=caps, flags=[*base.flags, *extra.flags])
 
 
-__all__ = ["NOT_ADDRESSED", "FollowInput", "FollowResult", "follow_checks", "merge"]
+__all__ = ["FOLLOW_CHECKS", "NOT_ADDRESSED", "FollowInput", "FollowResult", "follow_checks",
+           "merge"]

@@ -61,19 +61,21 @@ def protocol_findings(text: str, run_input: dict[str, Any]) -> list[Finding]:
         in_steps = [s for s in steps if key & terms(s) and not quotes(s, intent)]
         wanted = min(2, len(steps))
         if len(used) / len(key) < MIN_SHARE or len(in_steps) < wanted:
-            missing = ", ".join(sorted(key - used)) or ", ".join(sorted(key))
+            # Named by its terms, not quoted: a request may carry a name or an address.
+            missing = ", ".join(sorted(key - {t for s in in_steps for t in terms(s)}))
             out.append(finding(
-                CHECK, "protocol", "request_not_covered", intent,
-                f"The draft does not work with the request ({intent!r}): build the steps "
-                f"from its own situation ({missing}), not a generic template with the request "
-                f"quoted once.", text))
+                CHECK, "protocol", "request_not_covered", f"the steps do not work with: {missing}",
+                f"The draft does not work with the request: build the steps from its own "
+                f"situation ({missing}), not a generic template with the request quoted once.",
+                text))
     for topic in data()["topic"]:
         if not has_phrase(intent, topic["when"]):
             continue
         for need in topic["needs"]:
             if not has_phrase(text, need["any"]):
                 out.append(finding(
-                    CHECK, "protocol", "request_missing_element", intent,
+                    CHECK, "protocol", "request_missing_element",
+                    f"a request about {topic['name']} without {need['what']}",
                     f"A request about {topic['name']} needs {need['what']}: add it as a step.",
                     text, cap=data()["caps"]["request_not_covered"]))
     return out

@@ -101,6 +101,11 @@ def numbers(text: str) -> set[str]:
     return out
 
 
+def number_list(text: str) -> list[str]:
+    """Every number in order, as `numbers` writes them (so a changed or moved one shows)."""
+    return [re.sub(r"[,\u202f ]", "", n) for n in _NUMBER.findall(text.lower())]
+
+
 def has_phrase(text: str, phrases: list[str]) -> bool:
     low = " " + re.sub(r"\s+", " ", text.lower()) + " "
     return any(p in low for p in phrases)
@@ -161,5 +166,5 @@ def table_rows(body: str) -> list[dict[str, str]]:
     return out
 
 
-__all__ = ["Section", "canonical", "data", "has_phrase", "list_items", "normalise", "numbers",
-           "section", "sections", "stem", "table_rows", "terms", "word_set", "words"]
+__all__ = ["Section", "canonical", "data", "has_phrase", "list_items", "normalise", "number_list",
+           "numbers", "section", "sections", "stem", "table_rows", "terms", "word_set", "words"]

@@ -19,7 +19,7 @@ from engine.loop.sql import SEL_DRAFTER_NOTES, SEL_FEEDBACK, LoopTx, draft_conte
 from engine.loop.steps import AuthoredNote, ReviewOutcome, ScoreOut, StepPlan
 from engine.pipelines.base import PRIORITY_ORDER, DraftTask, NoteOut, ReviewTask, StageSpec
 from engine.pipelines.registry import get_pipeline
-from engine.redact import redact_secrets_text
+from engine.redact import redact_secrets_text, redact_text
 
 
 def stage_of(plan: StepPlan) -> StageSpec:
@@ -106,7 +106,7 @@ def review(plan: StepPlan, backend: LLMBackend, critics: CriticPool) -> ReviewOu
         raise LLMError("malformed", "there is no draft to review")
     checks = run_checks(stage, plan.content, plan.input)
     follow = follow_checks(plan.kind, plan.stage, plan.content, plan.input, plan.follow,
-                           checks.flags)
+                           checks.flags).redacted(redact_text)
     checks = merge(checks, follow)
     task = ReviewTask(
         kind=plan.kind, stage=plan.stage, input=plan.input, content=plan.content,
