@@ -12,10 +12,10 @@ import re
 import streamlit as st
 
 from db.models import RunStatus
-from engine.campaign_export import export_campaign_csv, stage_approvals
 from engine.channels import LABELS, FormattedMessage
 from engine.creators import ShortlistEntry, edit_shortlist, list_creators, shortlist_from_text
 from engine.errors import ServiceError
+from engine.exports.campaign import export_campaign_csv, stage_approvals
 from engine.highlight import segments
 from engine.outreach import Message, parse_outreach
 from engine.pipelines.campaign_models import STAGE_LABELS, STAGES, sections, table_rows

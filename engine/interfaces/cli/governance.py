@@ -1,6 +1,5 @@
-"""Command-line parts for governance: the audit chain, assignment, approval policies and MCP
-tokens. engine/cli.py registers them (register()); each goes through the same services the
-pages use."""
+"""The governance commands: the audit chain, assignment, approval policies and MCP tokens.
+parser.py registers them (register()); each goes through the same services the pages use."""
 
 from __future__ import annotations
 
