@@ -13,9 +13,9 @@ from engine import service, views
 from engine.approval_policy import get_policy, set_policy
 from engine.assignment import assign, assigned_to_me
 from engine.audit_chain import verify_all, verify_run
-from engine.interfaces.cli import main
 from engine.errors import InvalidInput, PermissionDenied
 from engine.identity import grant
+from engine.interfaces.cli import main
 from tests.factories import reviewed_protocol_run
 
 
