@@ -95,9 +95,10 @@ def token_name(token: str) -> str | None:
         return row.name if row else None
 
 
-def ensure_http_token() -> str | None:
+def ensure_http_token() -> tuple[str, str] | None:
     """At an HTTP server's start: store DRAFTROOM_MCP_TOKEN's hash if it is set, or make the
-    first token when none is active. Returns a token to print once (a new one), else None."""
+    first token when none is active. Returns (name, token) to print once (a new one), else
+    None."""
     given = os.environ.get("DRAFTROOM_MCP_TOKEN", "").strip()
     with session_scope() as s:
         if given:
@@ -113,7 +114,7 @@ def ensure_http_token() -> str | None:
             n += 1
             base = f"mcp-{n}"
         _store(s, base, token, "first start")
-        return token
+        return base, token
 
 
 class DraftroomTokenVerifier:

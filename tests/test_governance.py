@@ -188,3 +188,35 @@ def test_assign_to_a_person_or_a_role_and_reassign(two_person: None, capsys) -> 
     trail = [(a.action, a.comment) for a in views.get_run(run_id).actions]
     assert trail == [("assign", "nobody -> any clinician"),
                      ("assign", "any clinician -> dr. kim")]
+
+
+# -- exports say who and how --------------------------------------------------------------------
+
+
+def test_exports_name_the_approvers_the_policy_and_the_override(two_person: None) -> None:
+    from engine.exports.markdown import export_markdown
+
+    run_id = reviewed_protocol_run()
+    draft = views.get_run(run_id).current
+    assert "DRAFT - NOT APPROVED" in export_markdown(run_id)
+    unsafe = draft.content + "\n\nStop taking your medication when you feel calmer.\n"  # type: ignore[union-attr]
+    service.edit(run_id=run_id, actor="Dr. Roe", content=unsafe)
+    with session_scope() as s:
+        run = s.get(Run, run_id)
+        run.status, run.next_node = RunStatus.REVIEW, None  # as if the critics re-scored it
+        s.add(run)
+    service.approve(run_id=run_id, actor="Dr. Lee", verified=True,
+                    override_reason="Discussed with the prescriber; client is supervised.")
+    md = export_markdown(run_id)
+    assert md.startswith("> **DRAFT - NOT APPROVED**") and md.count("DRAFT - NOT APPROVED") == 2
+    assert "Approvals so far (1 of 2): Dr. Lee (verified)" in md
+    service.approve(run_id=run_id, actor="Dr. Kim", override_reason="Agree with Dr. Lee.")
+    md = export_markdown(run_id)
+    assert "DRAFT" not in md
+    assert "- Approved by Dr. Lee (verified) on " in md
+    assert "- Approved by Dr. Kim (unverified) on " in md
+    assert ("- Approval policy met: protocol: two people approve (clinician); the second is "
+            "neither the first approver nor the version's author (2 of 2 approvals)") in md
+    assert ("- Override of an open flag by Dr. Lee: Discussed with the prescriber; client is "
+            "supervised.") in md
+    assert "- Override of an open flag by Dr. Kim: Agree with Dr. Lee." in md
