@@ -1,5 +1,6 @@
 """The review queue's first view, "Assigned to me": the open runs assigned to the person or to
-one of their roles, and a form to assign any open run from the queue."""
+one of their roles, and a form to assign any open run from the queue. It is the view the queue
+opens on whenever something is assigned to the person; otherwise the queue opens on all runs."""
 
 from __future__ import annotations
 
@@ -18,8 +19,11 @@ def render_assigned_first(me: str) -> bool:
     """Draw the view switch; True when "Assigned to me" is shown (the page stops there)."""
     ids = assigned_to_me(me) if me else []
     options = [MINE, ALL] if me else [ALL]
+    # The first view; it opens on its own when something waits there (an empty list first
+    # would only hide the queue).
     view = st.segmented_control(
-        "View", options, default=options[0], key="q_view", label_visibility="collapsed",
+        "View", options, default=MINE if ids else ALL, key="q_view",
+        label_visibility="collapsed",
         format_func=lambda v: f"Assigned to me ({len(ids)})" if v == MINE else "All runs")
     if view != MINE:
         return False
