@@ -170,7 +170,7 @@ class LangGraphDesk:
     def run_to_review(self, run_input: dict[str, Any]) -> int:
         """One protocol from its input to the interrupt before human review; returns the
         number of nodes (super-steps) it ran."""
-        from engine.pipelines.protocol import ProtocolInput
+        from engine.pipelines.protocol.models import ProtocolInput
 
         self.threads += 1
         config = {"configurable": {"thread_id": f"protocol-{self.threads}"}}

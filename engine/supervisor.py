@@ -44,7 +44,7 @@ from engine.decide import (
 )
 from engine.leases import claim_row, lease_seconds
 from engine.llm.base import LLMBackend, LLMError
-from engine.llm.offline import OfflineBackend
+from engine.llm.offline.backend import OfflineBackend
 from engine.loop_sql import (
     ABANDON_STEPS,
     DELETE_FLAGS,

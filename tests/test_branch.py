@@ -15,7 +15,7 @@ from engine import branch, service, views
 from engine.cli import main
 from engine.errors import ApprovalBlocked, InvalidInput, NotFound
 from engine.leases import claim_run
-from engine.llm.offline import OfflineBackend
+from engine.llm.offline.backend import OfflineBackend
 from engine.supervisor import Supervisor
 from tests.factories import INTENT
 from ui.branch import changed_params, lineage_links

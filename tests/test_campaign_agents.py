@@ -9,13 +9,13 @@ import pytest
 from openai.lib._pydantic import to_strict_json_schema
 
 from engine import service, views
-from engine.brands import list_brands
 from engine.leases import claim_run
+from engine.llm.offline.campaign.drafters import draft_brief, sanitize
+from engine.llm.offline.campaign.evaluator import review_campaign
 from engine.llm.openai_backend import OpenAIBackend
 from engine.pipelines.base import DraftTask, NoteOut, ReviewTask
-from engine.pipelines.campaign import CAMPAIGN
-from engine.pipelines.campaign_evaluator import review_campaign
-from engine.pipelines.campaign_offline import draft_brief, sanitize
+from engine.pipelines.campaign.brands import list_brands
+from engine.pipelines.campaign.spec import CAMPAIGN
 from engine.supervisor import Supervisor
 
 try:
@@ -63,7 +63,7 @@ def test_the_evaluator_scores_follow_the_text(alma: dict[str, Any]) -> None:
 
 
 def test_outreach_rubric_personalisation_and_coverage(alma: dict[str, Any]) -> None:
-    from engine.outreach import render_outreach
+    from engine.pipelines.campaign.outreach import render_outreach
 
     personal = ("Hi Maya! We're Alma Cafe. We love your posts about latte art. Would you post "
                 "a reel for $250? It's a paid partnership with #ad. Interested?")

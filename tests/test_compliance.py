@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from engine.checks.compliance import campaign_checks, check_campaign
-from engine.outreach import parse_outreach, render_outreach
+from engine.pipelines.campaign.compliance import campaign_checks, check_campaign
+from engine.pipelines.campaign.outreach import parse_outreach, render_outreach
 
 
 def _outreach(*messages: tuple[str, str | None, str]) -> str:
@@ -109,7 +109,7 @@ def test_outreach_round_trip_keeps_offsets() -> None:
 
 
 def test_stage_check_reads_the_brand_from_the_database(db_url: str) -> None:
-    from engine.brands import list_brands
+    from engine.pipelines.campaign.brands import list_brands
 
     alma = next(b for b in list_brands() if b.name == "Alma Cafe")
     check = campaign_checks("brief")

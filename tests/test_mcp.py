@@ -17,7 +17,7 @@ from mcp import Client, StdioServerParameters
 
 from engine import service, views
 from engine.leases import claim_run
-from engine.llm.offline import OfflineBackend
+from engine.llm.offline.backend import OfflineBackend
 from engine.pipelines.registry import PIPELINES
 from engine.supervisor import Supervisor
 

@@ -14,7 +14,7 @@ from engine import pdf_export, service, views
 from engine.cli import main
 from engine.errors import InvalidState
 from engine.leases import claim_run
-from engine.llm.offline import OfflineBackend
+from engine.llm.offline.backend import OfflineBackend
 from engine.pdf_export import export_pdf, parse_handout
 from engine.supervisor import Supervisor
 from tests.factories import INTENT

@@ -21,7 +21,7 @@ from db.models import Run, RunStatus, Step
 from db.session import get_engine, reset_engines, session_scope
 from engine import service, views
 from engine.leases import claim_next, claim_run, heartbeat, release_all
-from engine.llm.offline import OfflineBackend
+from engine.llm.offline.backend import OfflineBackend
 from engine.supervisor import Supervisor
 from engine.worker import Worker
 from tests.factories import INTENT

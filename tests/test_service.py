@@ -11,7 +11,7 @@ from db.session import session_scope
 from engine import service, views
 from engine.errors import ApprovalBlocked, InvalidInput, InvalidState, StaleRun
 from engine.leases import claim_run
-from engine.llm.offline import OfflineBackend
+from engine.llm.offline.backend import OfflineBackend
 from engine.supervisor import Supervisor
 from tests.factories import INTENT
 

@@ -17,7 +17,7 @@ def screen(kind: str, text: str, run_input: dict[str, Any] | None = None) -> dic
         }
     pipeline = get_pipeline(kind)
     if kind == "campaign":  # any stage's text: outreach is recognised by its structure
-        from engine.checks.compliance import campaign_checks
+        from engine.pipelines.campaign.compliance import campaign_checks
 
         result = campaign_checks(None)(text, run_input or {})
     else:

@@ -10,20 +10,7 @@ import re
 from typing import Any
 
 from db.session import session_scope
-from engine.brands import BrandOut
-from engine.channels import LABELS
-from engine.checks.compliance import claim_rules, find_claims
-from engine.creators import parse_shortlist
-from engine.outreach import Message, parse_outreach
-from engine.pipelines.base import NoteOut, Review, ReviewTask, ScoreOut
-from engine.pipelines.campaign_models import (
-    amount,
-    budget_total,
-    find_section,
-    sections,
-    table_rows,
-)
-from engine.pipelines.campaign_offline import (
+from engine.llm.offline.campaign.drafters import (
     FORMAL,
     brand_name_of,
     brand_of,
@@ -31,6 +18,13 @@ from engine.pipelines.campaign_offline import (
     city,
     first_name,
 )
+from engine.pipelines.base import NoteOut, Review, ReviewTask, ScoreOut
+from engine.pipelines.campaign.brands import BrandOut
+from engine.pipelines.campaign.channels import LABELS
+from engine.pipelines.campaign.compliance import claim_rules, find_claims
+from engine.pipelines.campaign.creators import parse_shortlist
+from engine.pipelines.campaign.outreach import Message, parse_outreach
+from engine.pipelines.campaign.text import amount, budget_total, find_section, sections, table_rows
 
 HYPE = re.compile(r"\b(amazing|incredible|revolutionary|best[- ]ever|insane|unbelievable|"
                   r"game[- ]changer|world[- ]class|epic|mind[- ]blowing)\b", re.I)
@@ -155,7 +149,7 @@ def _evaluate_creators(r: _Rubric, task: ReviewTask) -> None:
     if len(rows) < want:
         r.lose("completion", min(3, want - len(rows)), f"The brief asks for {want} creators; "
                f"the shortlist has {len(rows)}. Add {want - len(rows)} more.")
-    from engine.creators import shortlist_from_text
+    from engine.pipelines.campaign.creators import shortlist_from_text
 
     unknown = [e.handle for e in shortlist_from_text(task.content) if not e.in_directory]
     for h in unknown:
@@ -189,7 +183,7 @@ def _personal(m: Message, creator: dict[str, Any] | None) -> bool:
 
 
 def _evaluate_outreach(r: _Rubric, task: ReviewTask, brand: BrandOut | None) -> None:
-    from engine.creators import lookup
+    from engine.pipelines.campaign.creators import lookup
 
     doc = parse_outreach(task.content)
     channels = list(task.input.get("channels", []))

@@ -13,11 +13,11 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from engine.checks.safety import screen_protocol
-from engine.pipelines import protocol_library as lib
+from engine.llm.offline.protocol import library as lib
 
 if TYPE_CHECKING:
     from engine.checks.base import ScreenResult
-    from engine.pipelines.protocol import ProtocolDraft
+    from engine.pipelines.protocol.models import ProtocolDraft
 
 
 MIN_STEPS, MAX_STEPS = 4, 8
@@ -460,7 +460,7 @@ def _render_extras(extras: list[tuple[str, str]]) -> str:
 
 
 def _to_draft(doc: _Doc) -> ProtocolDraft:
-    from engine.pipelines.protocol import ProtocolDraft
+    from engine.pipelines.protocol.models import ProtocolDraft
 
     return ProtocolDraft(
         title=doc.title,
@@ -472,7 +472,7 @@ def _to_draft(doc: _Doc) -> ProtocolDraft:
 
 
 def _render(doc: _Doc) -> str:
-    from engine.pipelines.protocol import render_protocol
+    from engine.pipelines.protocol.text import render_protocol
 
     return render_protocol(_to_draft(doc))
 

@@ -18,8 +18,8 @@ from sqlmodel import Session, col, func, select
 
 from db.models import Creator
 from db.session import session_scope
-from engine.brands import BrandOut
-from engine.channels import LABELS
+from engine.pipelines.campaign.brands import BrandOut
+from engine.pipelines.campaign.channels import LABELS
 
 DATA = Path(__file__).parent / "data" / "creators.json"
 CREATOR_SHARE = 0.7

@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from engine.checks.base import CheckResult, FlagOut
-from engine.outreach import looks_like_outreach, parse_outreach
+from engine.pipelines.campaign.outreach import looks_like_outreach, parse_outreach
 
 # Claims no campaign makes, whatever the brand: consumer-protection and advertising codes
 # (FTC, ASA CAP Code, EU UCPD) treat them as misleading unless proven.
@@ -128,7 +128,7 @@ def campaign_checks(stage: str | None) -> Callable[[str, dict[str, Any]], CheckR
 
     def run(text: str, run_input: dict[str, Any]) -> CheckResult:
         from db.session import session_scope
-        from engine.brands import load_brand
+        from engine.pipelines.campaign.brands import load_brand
 
         with session_scope() as s:
             brand = load_brand(s, run_input.get("brand_id"))

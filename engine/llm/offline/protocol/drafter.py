@@ -13,13 +13,13 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from engine.pipelines import protocol_library as lib
+from engine.llm.offline.protocol import library as lib
 from engine.pipelines.base import DraftTask
 
 if TYPE_CHECKING:
-    from engine.pipelines.protocol import ProtocolDraft
+    from engine.pipelines.protocol.models import ProtocolDraft
 
-from engine.pipelines.protocol_text import (  # package-internal helpers
+from engine.llm.offline.protocol.common import (  # package-internal helpers
     _BULLET,
     _CRISIS,
     _JUDGEMENTAL,

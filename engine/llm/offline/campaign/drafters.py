@@ -9,13 +9,12 @@ import re
 from typing import Any
 
 from db.session import session_scope
-from engine.brands import BrandOut, load_brand
-from engine.channels import LABELS
-from engine.checks.compliance import DISCLOSURE, claim_rules, find_claims
-from engine.creators import norm_handle, parse_shortlist, per_creator_budget
-from engine.outreach import parse_outreach
 from engine.pipelines.base import DraftTask, NoteOut
-from engine.pipelines.campaign_models import (
+from engine.pipelines.campaign.brands import BrandOut, load_brand
+from engine.pipelines.campaign.channels import LABELS
+from engine.pipelines.campaign.compliance import DISCLOSURE, claim_rules, find_claims
+from engine.pipelines.campaign.creators import norm_handle, parse_shortlist, per_creator_budget
+from engine.pipelines.campaign.models import (
     BriefDraft,
     BudgetLine,
     CreatorDeliverable,
@@ -26,10 +25,9 @@ from engine.pipelines.campaign_models import (
     ScheduleItem,
     ShortlistDraft,
     ShortlistPick,
-    find_section,
-    parse_brief,
-    sections,
 )
+from engine.pipelines.campaign.outreach import parse_outreach
+from engine.pipelines.campaign.text import find_section, parse_brief, sections
 
 # -- shared helpers ----------------------------------------------------------------------------
 

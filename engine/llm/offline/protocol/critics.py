@@ -12,7 +12,7 @@ from engine.pipelines.base import NoteOut, Review, ReviewTask, ScoreOut
 if TYPE_CHECKING:
     from engine.checks.base import FlagOut
 
-from engine.pipelines.protocol_text import (  # package-internal helpers
+from engine.llm.offline.protocol.common import (  # package-internal helpers
     _CRISIS,
     _JUDGEMENTAL,
     _PROFESSIONAL,
