@@ -14,9 +14,10 @@ from engine.leases import claim_run
 from engine.llm.base import AgentCall, LLMResponse
 from engine.llm.offline.backend import OfflineBackend
 from engine.pipelines.campaign.brands import list_brands
-from engine.pipelines.campaign.creators import edit_shortlist, parse_shortlist
+from engine.pipelines.campaign.creators import parse_shortlist
 from engine.pipelines.campaign.models import CampaignInput
 from engine.pipelines.campaign.outreach import parse_outreach
+from engine.shortlist import edit_shortlist
 from engine.supervisor import Supervisor
 from tests.factories import review
 from tests.utils.scripted import ScriptedModel
