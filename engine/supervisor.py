@@ -117,6 +117,7 @@ class StepPlan:
     # Read in the transaction that opens the step, so the node itself needs no session:
     task: DraftTask | None = None  # draft: what the drafter is given
     content: str | None = None  # review: the draft to review
+    context: dict[str, Any] = field(default_factory=dict)  # review: Pipeline.review_context
     prompts: dict[str, ResolvedPrompt] = field(default_factory=dict)
     run: RunRow | None = None
     """The run's row as this step's opening saved it: the step's commit writes it back under
@@ -138,8 +139,9 @@ class ReviewOutcome:
     verdicts: list[str] = field(default_factory=list)
 
 
-def run_checks(stage: StageSpec, text: str, run_input: dict[str, Any]):  # type: ignore[no-untyped-def]
-    return stage.checks(text, run_input)
+def run_checks(stage: StageSpec, text: str, run_input: dict[str, Any],  # type: ignore[no-untyped-def]
+               context: dict[str, Any]):
+    return stage.checks(text, run_input, context)
 
 
 class Supervisor:
@@ -361,6 +363,8 @@ class Supervisor:
             agents = (stage.drafter,)
         elif plan.node == "review":
             plan.content = draft_content(c, plan.current_draft_id, texts)
+            plan.context = get_pipeline(plan.kind).context_for_review(
+                tx.session, plan.input, plan.stage)
             agents = stage.critics
         plan.prompts = prompts_for(tx, agents, plan.params)
         return plan
@@ -393,7 +397,8 @@ class Supervisor:
             self._ctx(plan, defer=True),
             prompt=plan.prompts.get(stage.drafter.name),
         )
-        return redact_secrets_text(stage.to_text(out))  # a model never gets to store a key
+        # A model never gets to store a key.
+        return redact_secrets_text(stage.to_text(out, plan.task.context))
 
     def _draft_task(self, tx: LoopTx, plan: StepPlan, texts: dict[int | None, str]) -> DraftTask:
         c = tx.c
@@ -433,13 +438,14 @@ class Supervisor:
         stage = self._stage(plan)
         if plan.content is None:
             raise LLMError("malformed", "there is no draft to review")
-        checks = run_checks(stage, plan.content, plan.input)
+        checks = run_checks(stage, plan.content, plan.input, plan.context)
         task = ReviewTask(
             kind=plan.kind,
             stage=plan.stage,
             input=plan.input,
             content=plan.content,
             flags=checks.flags,
+            context=plan.context,
         )
         # Critics at the same time over a network: a paid call that ends while another is
         # still out is written at once, so a kill in the meantime cannot lose it.

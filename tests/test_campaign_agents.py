@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from openai.lib._pydantic import to_strict_json_schema
 
+from db.session import session_scope
 from engine import service, views
 from engine.leases import claim_run
 from engine.llm.offline.campaign.drafters import draft_brief, sanitize
@@ -34,14 +35,22 @@ def alma(db_url: str) -> dict[str, Any]:
                 "num_creators": 2}
 
 
+def _context(run_input: dict[str, Any], stage: str) -> dict[str, Any]:
+    """What a step of this stage is given from the database when it opens."""
+    with session_scope() as s:
+        return CAMPAIGN.context_for_review(s, run_input, stage)
+
+
 def _scores(stage: str, text: str, run_input: dict[str, Any]) -> dict[str, float]:
-    r = review_campaign(ReviewTask(kind="campaign", stage=stage, input=run_input, content=text))
+    r = review_campaign(ReviewTask(kind="campaign", stage=stage, input=run_input, content=text,
+                                   context=_context(run_input, stage)))
     return {s.name: s.value for s in r.scores} | {"PASS": r.verdict == "PASS"}  # type: ignore[dict-item]
 
 
 def test_the_evaluator_scores_follow_the_text(alma: dict[str, Any]) -> None:
+    ctx = _context(alma, "brief")
     brief = CAMPAIGN.stage("brief").to_text(draft_brief(DraftTask(
-        kind="campaign", stage="brief", input=alma, iteration=1)))
+        kind="campaign", stage="brief", input=alma, iteration=1, context=ctx)), ctx)
     good = _scores("brief", brief, alma)
     assert good == {"brand_voice": 1.0, "quality": 1.0, "completion": 1.0, "PASS": True}
 
@@ -92,7 +101,8 @@ def test_sanitize_rewrites_only_the_banned_phrases(alma: dict[str, Any]) -> None
 def test_the_drafter_answers_human_feedback(alma: dict[str, Any]) -> None:
     task = DraftTask(kind="campaign", stage="brief", input=alma, iteration=2,
                      feedback=["Mention the student discount", "What about rainy weekends"],
-                     notes=[NoteOut(target="drafter", priority="critical", text="x")])
+                     notes=[NoteOut(target="drafter", priority="critical", text="x")],
+                     context=_context(alma, "brief"))
     d = draft_brief(task)
     assert "The student discount" in d.key_messages
     assert d.open_points == ["What about rainy weekends"]

@@ -1,5 +1,7 @@
-"""What a campaign stage's drafter is given from the database when its step opens: the brand
-profile, the approved outputs of earlier stages, the ranked candidates, the feedback."""
+"""What a campaign step is given from the database when it opens, so the agents, checks and
+renderers after it are pure: the brand profile and the creator directory (review_context), and
+for a drafter also the approved outputs of earlier stages, the ranked candidates, the
+feedback (stage_context)."""
 
 from __future__ import annotations
 
@@ -19,9 +21,6 @@ from engine.pipelines.campaign.models import STAGES, CampaignInput
 
 CANDIDATES = 15
 """How many ranked candidates the creator finder is shown."""
-
-# -- stage context: approved outputs of earlier stages ------------------------------------------
-
 
 def approved_contents(session: Session, run_id: int) -> dict[str, str]:
     """The approved text of each stage of a run (the latest approval wins)."""
@@ -46,14 +45,24 @@ def stage_feedback(session: Session, run_id: int, stage: str) -> list[str]:
     return [a.comment for a, d in rows if d.stage == stage and a.comment]
 
 
+def review_context(session: Session, run_input: dict[str, Any], stage: str) -> dict[str, Any]:
+    """The brand profile (its banned words and claims, its voice) and, where creators are
+    named (shortlist, outreach), the directory entries to check them against."""
+    brand = load_brand(session, run_input.get("brand_id"))
+    ctx: dict[str, Any] = {"brand": brand.model_dump(mode="json") if brand
+                           else {"name": str(run_input.get("brand_name") or "")}}
+    if stage in ("creators", "outreach"):
+        ctx["directory"] = {c.handle: c.model_dump(mode="json") for c in directory(session)}
+    return ctx
+
+
 def stage_context(session: Session, run_id: int, stage: str) -> dict[str, Any]:
     run = session.get(Run, run_id)
     if run is None:
         return {}
     i = CampaignInput.model_validate(run.input)
     brand = load_brand(session, i.brand_id)
-    ctx: dict[str, Any] = {
-        "brand": brand.model_dump(mode="json") if brand else {"name": i.brand_name}}
+    ctx = review_context(session, run.input, stage)
     approved = approved_contents(session, run_id)
     ctx["feedback"] = stage_feedback(session, run_id, stage)
     at = STAGES.index(stage)

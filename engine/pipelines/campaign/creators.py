@@ -293,10 +293,20 @@ def parse_shortlist(text: str) -> list[tuple[str, dict[str, str]]]:
     return list(out.items())
 
 
+def known_creators(context: dict[str, Any]) -> dict[str, CreatorOut]:
+    """The directory entries a step's context carries (Pipeline.review_context), by handle."""
+    return {norm_handle(h): CreatorOut.model_validate(c)
+            for h, c in (context.get("directory") or {}).items()}
+
+
 def resolve_shortlist(session: Session, text: str) -> list[ShortlistEntry]:
     """The shortlist in `text` with directory data; unknown handles are kept, marked."""
+    return shortlist_entries(text, lookup(session, [h for h, _ in parse_shortlist(text)]))
+
+
+def shortlist_entries(text: str, known: dict[str, CreatorOut]) -> list[ShortlistEntry]:
+    """The shortlist in `text` with the data of the `known` creators; others are marked."""
     parsed = parse_shortlist(text)
-    known = lookup(session, [h for h, _ in parsed])
     entries = []
     for handle, cells in parsed:
         why = cells.get("why", "")
@@ -312,6 +322,8 @@ def resolve_shortlist(session: Session, text: str) -> list[ShortlistEntry]:
 
 
 def shortlist_from_text(text: str) -> list[ShortlistEntry]:
+    """The shortlist in `text` resolved against the directory (for pages, which hold no
+    step context)."""
     with session_scope() as s:
         return resolve_shortlist(s, text)
 

@@ -6,12 +6,13 @@ the loop is in supervisor.py."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from engine.llm.offline.campaign import drafters as offline
 from engine.pipelines.base import AgentSpec, Pipeline, StageSpec
 from engine.pipelines.campaign.compliance import campaign_checks
-from engine.pipelines.campaign.context import stage_context
+from engine.pipelines.campaign.context import review_context, stage_context
 from engine.pipelines.campaign.critics import EVALUATOR
 from engine.pipelines.campaign.models import (
     BriefDraft,
@@ -84,6 +85,11 @@ OUTREACH_WRITER = _drafter("outreach_writer", "Content creator", OUTREACH_PROMPT
                            offline.draft_outreach)
 PLAN_BUILDER = _drafter("plan_builder", "Campaign builder", PLAN_PROMPT, PlanDraft,
                         offline.draft_plan)
+def _no_context(render: Callable[[Any], str]) -> Callable[[Any, dict[str, Any]], str]:
+    """A renderer that needs nothing from the step's context."""
+    return lambda draft, _context: render(draft)
+
+
 def _stage(name: str, drafter: AgentSpec, to_text: Any) -> StageSpec:
     return StageSpec(name=name, drafter=drafter, to_text=to_text, critics=(EVALUATOR,),
                      checks=campaign_checks(name), thresholds=THRESHOLDS,
@@ -100,11 +106,12 @@ CAMPAIGN = Pipeline(
     flags_name="compliance",
     input_model=CampaignInput,
     stages=(
-        _stage("brief", BRIEF_WRITER, render_brief),
+        _stage("brief", BRIEF_WRITER, _no_context(render_brief)),
         _stage("creators", CREATOR_FINDER, render_shortlist),
-        _stage("outreach", OUTREACH_WRITER, render_outreach_draft),
-        _stage("plan", PLAN_BUILDER, render_plan),
+        _stage("outreach", OUTREACH_WRITER, _no_context(render_outreach_draft)),
+        _stage("plan", PLAN_BUILDER, _no_context(render_plan)),
     ),
     title=_title,
     stage_context=stage_context,
+    review_context=review_context,
 )

@@ -6,15 +6,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from engine.llm.offline.campaign import drafters as offline
 from engine.pipelines.base import DraftTask, ReviewTask
 
 
 def brand_block(run_input: dict[str, Any], context: dict[str, Any]) -> str:
-    brand = context.get("brand")
-    if not brand:
-        brand = offline.brand_of(run_input)
-        brand = brand.model_dump(mode="json") if brand else {"name": run_input.get("brand_name")}
+    brand = context.get("brand") or {"name": run_input.get("brand_name")}
     keep = ("name", "website", "location", "service_type", "voice", "audience", "products",
             "avoid_words", "avoid_claims")
     return json.dumps({k: brand.get(k) for k in keep if k in brand}, ensure_ascii=False)

@@ -4,8 +4,16 @@ and read back (sections, tables, amounts) so a revision keeps what a person wrot
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from engine.pipelines.campaign.channels import CHANNELS, LABELS
+from engine.pipelines.campaign.creators import (
+    EDIT_HINT,
+    ShortlistEntry,
+    known_creators,
+    norm_handle,
+    render_shortlist_table,
+)
 from engine.pipelines.campaign.models import (
     BriefDraft,
     BudgetLine,
@@ -56,20 +64,10 @@ def render_brief(d: BriefDraft) -> str:
     return "\n\n".join(parts) + "\n"
 
 
-def render_shortlist(d: ShortlistDraft) -> str:
-    """The table is filled from the directory by handle, so numbers are never invented."""
-    from db.session import session_scope
-    from engine.pipelines.campaign.creators import (
-        EDIT_HINT,
-        ShortlistEntry,
-        lookup,
-        norm_handle,
-        render_shortlist_table,
-    )
-
-    handles = [norm_handle(p.handle) for p in d.picks + d.also_considered]
-    with session_scope() as s:
-        known = lookup(s, handles)
+def render_shortlist(d: ShortlistDraft, context: dict[str, Any]) -> str:
+    """The table is filled from the directory (in the step's context) by handle, so numbers
+    are never invented."""
+    known = known_creators(context)
 
     def entry(p: ShortlistPick) -> ShortlistEntry:
         h = norm_handle(p.handle)

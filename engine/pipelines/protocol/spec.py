@@ -34,7 +34,7 @@ def _render_draft_task(t: DraftTask) -> str:
     return "\n\n".join(parts)
 
 
-def protocol_checks(text: str, _input: dict) -> CheckResult:
+def protocol_checks(text: str, _input: dict, _context: dict) -> CheckResult:
     screen = screen_protocol(text)
     return CheckResult(caps={"safety": screen.safety_score}, flags=screen.flags)
 
@@ -58,7 +58,7 @@ PROTOCOL = Pipeline(
         StageSpec(
             name="draft",
             drafter=DRAFTER,
-            to_text=render_protocol,
+            to_text=lambda draft, _context: render_protocol(draft),
             critics=(SAFETY_GUARDIAN, CLINICAL_CRITIC),
             checks=protocol_checks,
             thresholds=THRESHOLDS,

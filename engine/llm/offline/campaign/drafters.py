@@ -8,9 +8,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from db.session import session_scope
 from engine.pipelines.base import DraftTask, NoteOut
-from engine.pipelines.campaign.brands import BrandOut, load_brand
+from engine.pipelines.campaign.brands import BrandOut
 from engine.pipelines.campaign.channels import LABELS
 from engine.pipelines.campaign.compliance import DISCLOSURE, claim_rules, find_claims
 from engine.pipelines.campaign.creators import norm_handle, parse_shortlist, per_creator_budget
@@ -47,14 +46,12 @@ GOALS: tuple[tuple[str, str, str], ...] = (
 )
 
 
-def brand_of(run_input: dict[str, Any], context: dict[str, Any] | None = None) -> BrandOut | None:
-    if context and context.get("brand"):
-        try:
-            return BrandOut.model_validate(context["brand"])
-        except ValueError:
-            pass
-    with session_scope() as s:
-        return load_brand(s, run_input.get("brand_id"))
+def brand_of(context: dict[str, Any]) -> BrandOut | None:
+    """The brand profile the step's context carries (None when the brand is gone)."""
+    try:
+        return BrandOut.model_validate(context["brand"]) if context.get("brand") else None
+    except ValueError:  # only a name: the profile was deleted
+        return None
 
 
 def brand_name_of(run_input: dict[str, Any], brand: BrandOut | None) -> str:
@@ -209,7 +206,7 @@ def _audience(asked: str, brand: BrandOut | None) -> str:
 
 def draft_brief(task: DraftTask) -> BriefDraft:
     i = task.input
-    brand = brand_of(i, task.context)
+    brand = brand_of(task.context)
     name = brand_name_of(i, brand) or "the brand"
     n = int(i.get("num_creators") or 5)
     channels = [LABELS.get(c, c) for c in i.get("channels", [])]
@@ -331,7 +328,7 @@ def draft_shortlist(task: DraftTask) -> ShortlistDraft:
              ShortlistPick(handle=h, match_pct=0, reasons="chosen by the reviewer")
              for h in chosen]
     others = [_pick(c) for c in candidates if c["handle"] not in chosen][:5]
-    brand = brand_name_of(i, brand_of(i, task.context))
+    brand = brand_name_of(i, brand_of(task.context))
     channels = ", ".join(LABELS.get(c, c) for c in i.get("channels", []))
     return ShortlistDraft(
         title=f"Creator shortlist: {brand}",
@@ -449,7 +446,7 @@ def _targets(notes: list[NoteOut], handle: str, channel: str) -> bool:
 
 def draft_outreach(task: DraftTask) -> OutreachDraft:
     i = task.input
-    brand = brand_of(i, task.context)
+    brand = brand_of(task.context)
     brand_name = brand_name_of(i, brand)
     shortlist: list[dict[str, Any]] = list(task.context.get("shortlist", []))
     channels: list[str] = list(i.get("channels", []))
@@ -503,7 +500,7 @@ def _kpis_from_brief(brief: str) -> list[Kpi]:
 
 def draft_plan(task: DraftTask) -> PlanDraft:
     i = task.input
-    brand = brand_of(i, task.context)
+    brand = brand_of(task.context)
     name = brand_name_of(i, brand)
     budget = float(i.get("budget") or 0)
     shortlist: list[dict[str, Any]] = list(task.context.get("shortlist", []))
