@@ -12,8 +12,8 @@ from streamlit.testing.v1 import AppTest
 from db.models import LLMCall, Run
 from db.session import session_scope
 from engine import branch, service, views
-from engine.cli import main
 from engine.errors import ApprovalBlocked, InvalidInput, NotFound
+from engine.interfaces.cli import main
 from engine.leases import claim_run
 from engine.llm.offline.backend import OfflineBackend
 from engine.supervisor import Supervisor

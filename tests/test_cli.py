@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.cli import main
+from engine.interfaces.cli import main
 from tests.fake_openai import running
 from tests.utils.protocol_responder import ProtocolTeam
 

@@ -251,7 +251,7 @@ def test_comments_are_kept_clean_or_refused_whole(db_any: str, comment: str, whi
 def test_cli_run_answers_with_an_error_line_never_a_traceback(
     db_any: str, capsys: pytest.CaptureFixture[str], intent: str, actor: str
 ) -> None:
-    from engine.cli import main
+    from engine.interfaces.cli import main
 
     tried("cli run")
     # argv cannot carry NUL; the shell hands everything else through as it is.
@@ -273,7 +273,7 @@ def test_cli_run_answers_with_an_error_line_never_a_traceback(
 def test_cli_edit_and_screen_read_any_file(db_any: str, tmp_path_factory: pytest.TempPathFactory,
                                            capsys: pytest.CaptureFixture[str],
                                            content: str) -> None:
-    from engine.cli import main
+    from engine.interfaces.cli import main
 
     tried("cli edit/screen")
     run_id = reviewed_protocol_run()

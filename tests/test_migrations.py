@@ -134,7 +134,7 @@ def test_on_start_refuses_an_unmigrated_postgres_database(pg_server) -> None:  #
 def test_the_cli_migrate_command(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                  capsys: pytest.CaptureFixture[str]) -> None:
     from db.session import reset_engines
-    from engine.cli import main
+    from engine.interfaces.cli import main
 
     url = f"sqlite:///{tmp_path / 'cli.db'}"
     monkeypatch.setenv("DATABASE_URL", url)

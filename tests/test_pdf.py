@@ -10,12 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from engine import pdf_export, service, views
-from engine.cli import main
+from engine import service, views
 from engine.errors import InvalidState
+from engine.exports import pdf as pdf_export
+from engine.exports.pdf import export_pdf, parse_handout
+from engine.interfaces.cli import main
 from engine.leases import claim_run
 from engine.llm.offline.backend import OfflineBackend
-from engine.pdf_export import export_pdf, parse_handout
 from engine.supervisor import Supervisor
 from tests.factories import INTENT
 

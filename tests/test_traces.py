@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from engine import service, traces
-from engine.cli import main as cli
+from engine.interfaces.cli import main as cli
 from engine.leases import claim_run
 from engine.llm.base import LLMError
 from engine.seed_demo import seed_demo

@@ -12,8 +12,8 @@ import re
 import streamlit as st
 
 from db.models import RunStatus
-from engine.campaign_export import export_campaign_csv, stage_approvals
 from engine.errors import ServiceError
+from engine.exports.campaign import export_campaign_csv, stage_approvals
 from engine.highlight import segments
 from engine.pipelines.campaign.channels import LABELS, FormattedMessage
 from engine.pipelines.campaign.creators import (

@@ -15,7 +15,10 @@ rules were revised again (so every batch is now partly fitted). On first sight
 
 which is the honest estimate for phrasings nobody has written a rule for yet.
 
-    python -m engine.checks.evaluate_safety [path/to/set.jsonl] [--errors] [--split NAME]
+    python -m tools.evaluate_safety [path/to/set.jsonl] [--errors] [--split NAME]
+
+(run from the repository root; it lives outside the engine package because the screen
+does not need it at run time).
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ from pathlib import Path
 
 from engine.checks.safety import CATEGORIES, screen_protocol
 
-DEFAULT_SET = Path(__file__).resolve().parents[2] / "tests" / "data" / "safety_labelled.jsonl"
+DEFAULT_SET = Path(__file__).resolve().parents[1] / "tests" / "data" / "safety_labelled.jsonl"
 
 
 @dataclass

@@ -8,7 +8,7 @@ from engine.views import get_run
 def export_markdown(run_id: int) -> str:
     d = get_run(run_id)
     if d.kind == "campaign":  # the plan with every message as it will be sent
-        from engine.campaign_export import export_campaign_markdown
+        from engine.exports.campaign import export_campaign_markdown
 
         return export_campaign_markdown(run_id)
     draft = d.draft(d.approved_draft_id) or d.current

@@ -23,7 +23,7 @@ from pydantic import BaseModel, Field
 from db.models import RunStatus
 from engine import service, views
 from engine.errors import ApprovalBlocked, InvalidInput, ServiceError
-from engine.export import export_markdown
+from engine.exports.markdown import export_markdown
 from engine.pipelines.protocol.models import ExerciseType, ProtocolInput
 from engine.pipelines.registry import PIPELINES
 
@@ -257,7 +257,7 @@ def build_server() -> MCPServer:
             return [TextContent(type="text", text=_call(_markdown, run_id))]
         if format == "csv":
             return [TextContent(type="text", text=_call(_csv, run_id))]
-        from engine.pdf_export import export_pdf
+        from engine.exports.pdf import export_pdf
 
         pdf = _call(export_pdf, run_id)
         uri = f"draftroom://runs/{run_id}/approved.pdf"
@@ -285,7 +285,7 @@ def build_server() -> MCPServer:
                      mime_type="application/pdf",
                      description="An approved protocol as a print-ready PDF handout.")
     def approved_pdf(run_id: str) -> bytes:
-        from engine.pdf_export import export_pdf
+        from engine.exports.pdf import export_pdf
 
         try:
             return export_pdf(_resource_run_id(run_id))
@@ -321,7 +321,7 @@ def _csv(run_id: int) -> str:
     if views.get_run(run_id).kind != "campaign":
         raise InvalidInput(f"Run {run_id} is not a campaign: CSV export is for campaigns "
                            "(protocols export as markdown or pdf).")
-    from engine.campaign_export import export_campaign_csv
+    from engine.exports.campaign import export_campaign_csv
 
     return export_campaign_csv(run_id)
 
