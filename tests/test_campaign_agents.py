@@ -11,7 +11,8 @@ from openai.lib._pydantic import to_strict_json_schema
 from db.session import session_scope
 from engine import service, views
 from engine.leases import claim_run
-from engine.llm.offline.campaign.drafters import draft_brief, sanitize
+from engine.llm.offline.campaign.brief import draft_brief
+from engine.llm.offline.campaign.common import sanitize
 from engine.llm.offline.campaign.evaluator import review_campaign
 from engine.llm.openai_backend import OpenAIBackend
 from engine.pipelines.base import DraftTask, NoteOut, ReviewTask

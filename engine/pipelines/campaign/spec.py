@@ -9,7 +9,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from engine.llm.offline.campaign import drafters as offline
+from engine.llm.offline.campaign.brief import draft_brief
+from engine.llm.offline.campaign.outreach import draft_outreach
+from engine.llm.offline.campaign.plan import draft_plan
+from engine.llm.offline.campaign.shortlist import draft_shortlist
 from engine.pipelines.base import AgentSpec, Pipeline, StageSpec
 from engine.pipelines.campaign.compliance import campaign_checks
 from engine.pipelines.campaign.context import review_context, stage_context
@@ -78,13 +81,13 @@ def _drafter(name: str, role: str, prompt: str, output: type, fn: Any) -> AgentS
 
 
 BRIEF_WRITER = _drafter("brief_writer", "Campaign strategist", BRIEF_PROMPT, BriefDraft,
-                        offline.draft_brief)
+                        draft_brief)
 CREATOR_FINDER = _drafter("creator_finder", "Creator finder", CREATORS_PROMPT, ShortlistDraft,
-                          offline.draft_shortlist)
+                          draft_shortlist)
 OUTREACH_WRITER = _drafter("outreach_writer", "Content creator", OUTREACH_PROMPT, OutreachDraft,
-                           offline.draft_outreach)
+                           draft_outreach)
 PLAN_BUILDER = _drafter("plan_builder", "Campaign builder", PLAN_PROMPT, PlanDraft,
-                        offline.draft_plan)
+                        draft_plan)
 def _no_context(render: Callable[[Any], str]) -> Callable[[Any, dict[str, Any]], str]:
     """A renderer that needs nothing from the step's context."""
     return lambda draft, _context: render(draft)

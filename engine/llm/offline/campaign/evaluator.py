@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from engine.llm.offline.campaign.drafters import (
+from engine.llm.offline.campaign.common import (
     FORMAL,
     brand_name_of,
     brand_of,
