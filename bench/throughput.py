@@ -81,7 +81,7 @@ def spans(ids: list[int]) -> tuple[float, list[float], int]:
 def in_app(n: int) -> Result:
     """The Worker thread the app runs, in this process, until the queue is empty."""
     from engine.llm.offline.backend import OfflineBackend
-    from engine.worker import Worker
+    from engine.loop.worker import Worker
 
     ids = queue_runs(n)
     worker = Worker(backend=OfflineBackend(), worker_id="bench-inapp", poll_seconds=0.05)

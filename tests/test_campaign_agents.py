@@ -10,15 +10,15 @@ from openai.lib._pydantic import to_strict_json_schema
 
 from db.session import session_scope
 from engine import service, views
-from engine.leases import claim_run
 from engine.llm.offline.campaign.brief import draft_brief
 from engine.llm.offline.campaign.common import sanitize
 from engine.llm.offline.campaign.evaluator import review_campaign
 from engine.llm.openai_backend import OpenAIBackend
+from engine.loop.leases import claim_run
+from engine.loop.supervisor import Supervisor
 from engine.pipelines.base import DraftTask, NoteOut, ReviewTask
 from engine.pipelines.campaign.brands import list_brands
 from engine.pipelines.campaign.spec import CAMPAIGN
-from engine.supervisor import Supervisor
 
 try:
     from tests.fake_openai import FakeOpenAI, fake_openai_server

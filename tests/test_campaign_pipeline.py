@@ -10,15 +10,15 @@ import pytest
 
 from engine import service, views
 from engine.errors import ApprovalBlocked, InvalidInput, InvalidState
-from engine.leases import claim_run
 from engine.llm.base import AgentCall, LLMResponse
 from engine.llm.offline.backend import OfflineBackend
+from engine.loop.leases import claim_run
+from engine.loop.supervisor import Supervisor
 from engine.pipelines.campaign.brands import list_brands
 from engine.pipelines.campaign.creators import parse_shortlist
 from engine.pipelines.campaign.models import CampaignInput
 from engine.pipelines.campaign.outreach import parse_outreach
 from engine.shortlist import edit_shortlist
-from engine.supervisor import Supervisor
 from tests.factories import review
 from tests.utils.scripted import ScriptedModel
 

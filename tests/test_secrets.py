@@ -28,7 +28,7 @@ from sqlmodel import SQLModel
 from db.session import get_engine
 from engine import service, views
 from engine.exports.markdown import export_markdown
-from engine.worker import Worker
+from engine.loop.worker import Worker
 from tests.fake_openai import FakeOpenAI, Reply
 from tests.utils.team import SECOND_DRAFT, ProtocolTeam
 
