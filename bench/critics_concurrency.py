@@ -29,8 +29,8 @@ def measure(runs: int, latency: float = LATENCY_S) -> dict[str, list[float]]:
     from engine.loop.worker import Worker
     from engine.pipelines.base import ReviewTask
     from engine.pipelines.registry import get_pipeline
-    from tests.fake_openai import FakeOpenAI
-    from tests.utils.protocol_responder import ProtocolTeam
+    from testkit.fake_openai import FakeOpenAI
+    from testkit.protocol_team import ProtocolTeam
 
     out: dict[str, list[float]] = {"step": [], "slowest": [], "sequential": []}
     with FakeOpenAI(latency=latency) as server:

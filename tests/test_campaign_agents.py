@@ -19,13 +19,7 @@ from engine.loop.supervisor import Supervisor
 from engine.pipelines.base import DraftTask, NoteOut, ReviewTask
 from engine.pipelines.campaign.brands import list_brands
 from engine.pipelines.campaign.spec import CAMPAIGN
-
-try:
-    from tests.fake_openai import FakeOpenAI, fake_openai_server
-except ImportError:  # pragma: no cover
-    from fake_openai import FakeOpenAI, fake_openai_server  # type: ignore[no-redef]
-
-__all__ = ["fake_openai_server"]
+from testkit.fake_openai import FakeOpenAI
 
 
 @pytest.fixture
