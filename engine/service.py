@@ -257,10 +257,9 @@ def approve(
     override_reason: str | None = None,
     verified: bool = False,
 ) -> int:
-    """Approve a version under the kind's approval policy (engine/approval_policy.py).
-    Refused while a blocking flag is open on it, unless an override reason is given (and
-    recorded). Under the two-person rule the first approval is recorded and the run waits for
-    the second. Returns the approved draft's id."""
+    """Approve a version under the kind's approval policy (engine/approval_policy.py); under
+    the two-person rule the first approval is recorded and the run waits for the second. An
+    open blocking flag needs an override reason (recorded). Returns the draft's id."""
     who = _actor(actor)
     require_verified(who, verified)
     reason = _comment(override_reason, required=False, what="override reason")
@@ -278,7 +277,9 @@ def approve(
         stage = get_pipeline(run.kind).stage(run.stage)
         # The checks run again here, on the exact text being approved: they bind the gate
         # whatever was stored, whoever wrote the text (and for every approver).
-        blocking = [f for f in stage.checks(draft.content, run.input).flags if f.blocking]
+        context = get_pipeline(run.kind).context_for_review(s, run.input, run.stage)
+        blocking = [f for f in stage.checks(draft.content, run.input, context).flags
+                    if f.blocking]
         if blocking and not reason:
             cats = sorted({f.category for f in blocking})
             raise ApprovalBlocked(
@@ -373,8 +374,9 @@ def edit(
 def store_check_flags(s: Session, run: Run, draft: Draft) -> None:
     """Run the stage's deterministic checks on a draft a person brought in (an edit, a branch)
     and keep its flags now, so the gate and the page show them before the critics score it."""
-    stage = get_pipeline(run.kind).stage(run.stage)
-    for f in stage.checks(draft.content, run.input).flags:
+    pipeline = get_pipeline(run.kind)
+    context = pipeline.context_for_review(s, run.input, run.stage)
+    for f in pipeline.stage(run.stage).checks(draft.content, run.input, context).flags:
         s.add(Flag(draft_id=draft.id or 0, check=f.check, category=f.category, text=f.text,
                    start=f.start, end=f.end, blocking=f.blocking))
 

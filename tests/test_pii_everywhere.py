@@ -18,7 +18,7 @@ from engine import service, views
 from engine.exports.markdown import export_markdown
 from engine.exports.pdf import export_pdf
 from engine.interfaces.cli import main
-from tests.fake_openai import running
+from testkit.fake_openai import running
 from tests.test_mcp import ROOT, call, stdio
 from tests.utils.team import ProtocolTeam
 

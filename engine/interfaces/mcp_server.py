@@ -25,7 +25,7 @@ from engine import service, views
 from engine.errors import ApprovalBlocked, InvalidInput, ServiceError
 from engine.exports.markdown import export_markdown
 from engine.mcp_token import mcp_actor
-from engine.pipelines.protocol import ExerciseType, ProtocolInput
+from engine.pipelines.protocol.models import ExerciseType, ProtocolInput
 from engine.pipelines.registry import PIPELINES
 
 log = logging.getLogger("draftroom.mcp")
