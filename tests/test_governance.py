@@ -220,3 +220,28 @@ def test_exports_name_the_approvers_the_policy_and_the_override(two_person: None
     assert ("- Override of an open flag by Dr. Lee: Discussed with the prescriber; client is "
             "supervised.") in md
     assert "- Override of an open flag by Dr. Kim: Agree with Dr. Lee." in md
+
+
+def test_the_run_page_shows_the_trail_verified_then_broken(db_url: str) -> None:
+    from streamlit.testing.v1 import AppTest
+
+    from tests.test_pages import APP
+
+    run_id = _run_with_acts()
+
+    def page() -> str:
+        at = AppTest.from_file(APP, default_timeout=60)
+        at.session_state["reviewer"] = "dr. lee"
+        at.run()
+        at.query_params["run"] = str(run_id)
+        at.switch_page("pages/run.py").run()
+        assert not at.exception, [e.value for e in at.exception]
+        return "\n".join(str(e.value) for kind in ("caption", "error", "markdown")
+                         for e in getattr(at, kind))
+
+    shown = page()
+    assert "Audit trail verified" in shown and "Assigned to **dr\\. kim**" in shown
+    with get_engine().begin() as c:
+        c.execute(text("UPDATE humanaction SET comment = 'nothing' WHERE action = 'revise'"))
+    shown = page()
+    assert "Audit trail broken at act 2" in shown and "Audit trail verified" not in shown
