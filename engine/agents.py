@@ -21,6 +21,7 @@ from engine.attempts import (
     save_attempts,
     totals,
 )
+from engine.context_trim import trim_step
 from engine.llm.base import AgentCall, LLMBackend, LLMError
 from engine.llm.offline import estimate_tokens
 from engine.loop_sql import INSERT_CALL, run_spend
@@ -88,12 +89,38 @@ def run_agent(
     """Call the agent's model once (the backend retries), record the call, return the output.
     `prompt` is the agent's prompt when the caller has resolved it already (the supervisor
     does, in the transaction that opens the step). Raises LLMError (recorded as a failed
-    call) or BudgetReached (no call made)."""
+    call) or BudgetReached (no call made). A drafter's input longer than the model's context
+    is trimmed a step at a time (engine.context_trim) and sent again, each call recorded."""
     if prompt is None:
         with session_scope() as s:
             prompt = resolve_prompt(
                 s, agent=spec.name, default=spec.system_prompt, params=ctx.params
             )
+    trimmed: list[str] = []
+    while True:
+        try:
+            return _run_once(spec, task, backend, ctx, prompt, trimmed)
+        except LLMError as exc:
+            smaller = trim_step(task) if exc.kind == "context_length" else None
+            if smaller is None:
+                if trimmed:
+                    exc.message += f" (even with its input trimmed: {'; '.join(trimmed)})"
+                raise
+            task, what = smaller
+            trimmed.append(what)
+
+
+def _run_once(
+    spec: AgentSpec,
+    task: BaseModel,
+    backend: LLMBackend,
+    ctx: CallContext,
+    prompt: ResolvedPrompt,
+    trimmed: list[str],
+) -> BaseModel:
+    # The stable part first (system prompt, with the rubric; the schema goes in the request's
+    # response_format or at the end of this system message), byte-identical at every call of
+    # the agent, so providers' prompt caches hit; what changes comes last.
     messages = [
         {"role": "system", "content": prompt.text},
         {"role": "user", "content": spec.render_user(task)},
@@ -123,7 +150,7 @@ def run_agent(
         "kind": ctx.kind,
         "stage": ctx.stage,
         "prompt_version": prompt.version,
-        "request": _redact_request(messages),
+        "request": {**_redact_request(messages), **({"trimmed": list(trimmed)} if trimmed else {})},
         "started_at": started_at,
     }
     try:

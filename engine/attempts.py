@@ -12,16 +12,19 @@ from __future__ import annotations
 import time
 import uuid
 from collections.abc import Callable
+from datetime import datetime
 from typing import Any
 
+from pydantic import BaseModel
 from sqlalchemy import insert, select
 from sqlalchemy.engine import Connection
 
-from db.models import LLMAttempt, Run
+from db.models import LLMAttempt, LLMCall, Run
 from db.prepared import Prepared
 from db.session import get_engine
 from engine.llm.base import Attempt, LLMError
 from engine.pricing import PRICE_BOOK, call_cost
+from engine.redact import redact_text
 
 ATTEMPT_T = LLMAttempt.__table__  # type: ignore[attr-defined]
 RUN_T = Run.__table__  # type: ignore[attr-defined]
@@ -47,7 +50,10 @@ def attempt_rows(
             "prompt_tokens": a.usage.prompt_tokens, "cached_tokens": a.usage.cached_tokens,
             "completion_tokens": a.usage.completion_tokens,
             "reasoning_tokens": a.usage.reasoning_tokens, "cost_usd": cost,
-            "latency_ms": a.latency_ms, "error": a.error, "started_at": a.started_at,
+            # Servers and validation messages quote the request (emails, keys): redacted as
+            # the call's own error is.
+            "latency_ms": a.latency_ms, "error": redact_text(a.error) if a.error else None,
+            "started_at": a.started_at,
         })
     return rows
 
@@ -114,3 +120,33 @@ def halt_check(run_id: int, every_s: float = 0.5) -> Callable[[], bool]:
         return bool(state["halted"])
 
     return halted
+
+
+class AttemptView(BaseModel):
+    seq: int
+    kind: str
+    outcome: str
+    mode: str
+    http_status: int | None
+    prompt_tokens: int
+    cached_tokens: int
+    completion_tokens: int
+    reasoning_tokens: int
+    cost_usd: float | None
+    latency_ms: float
+    error: str | None
+    started_at: datetime
+
+
+def call_attempts(call_id: int) -> list[AttemptView]:
+    """The HTTP requests of one call, in order (none for the offline backend's calls)."""
+    call_t = LLMCall.__table__  # type: ignore[attr-defined]
+    with get_engine().connect() as c:
+        rows = c.execute(
+            select(ATTEMPT_T)
+            .join(call_t, (call_t.c.call_key == ATTEMPT_T.c.call_key)
+                  & (call_t.c.run_id == ATTEMPT_T.c.run_id))
+            .where(call_t.c.id == call_id)
+            .order_by(ATTEMPT_T.c.seq)
+        ).mappings().all()
+    return [AttemptView.model_validate(dict(r)) for r in rows]
