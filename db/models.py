@@ -166,7 +166,8 @@ class LLMCall(SQLModel, table=True):
     # realmodel (issue 16): the call's HTTP requests are LLMAttempt rows with this key; its
     # tokens and cost are their sum.
     call_key: str | None = Field(default=None, max_length=32)
-    reasoning_tokens: int = 0
+    # A server default too: bulk inserts that predate the column (seed_demo) leave it out.
+    reasoning_tokens: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
 
     __table_args__ = (
         Index("ix_llmcall_started", "started_at"),

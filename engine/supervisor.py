@@ -68,6 +68,7 @@ from engine.loop_sql import (
     prompts_for,
     run_spend,
 )
+from engine.model_safety import model_judgement, start_moderation
 from engine.pipelines.base import (
     PRIORITY_ORDER,
     AgentSpec,
@@ -447,6 +448,7 @@ class Supervisor:
         # Critics at the same time over a network: a paid call that ends while another is
         # still out is written at once, so a kill in the meantime cannot lose it.
         ctx = self._ctx(plan, defer=not self._parallel(len(stage.critics)))
+        moderation = start_moderation(self.backend, plan.content)  # next to the critics
         calls = [
             partial(run_agent, c, task, self.backend, ctx, prompt=plan.prompts.get(c.name))
             for c in stage.critics
@@ -473,10 +475,14 @@ class Supervisor:
             for f in checks.flags
             if f.blocking
         ]
+        # A real model's own safety judgement joins the deterministic flags (issue 14).
+        model_flags, model_notes = model_judgement(self.backend, plan.content, reviews,
+                                                   moderation, ctx)
+        notes += model_notes
         verdicts = [r.verdict for _, r in reviews if r.verdict]
         return ReviewOutcome(
             scores=[(n, v, llm, cap, src) for n, (v, llm, cap, src) in combined.items()],
-            flags=checks.flags,
+            flags=checks.flags + model_flags,
             notes=notes,
             verdicts=verdicts,
         )

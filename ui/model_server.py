@@ -3,6 +3,8 @@ and cannot do (issue 16), with a way to forget it so the next call asks again.""
 
 from __future__ import annotations
 
+import os
+
 import pandas as pd
 import streamlit as st
 
@@ -10,15 +12,17 @@ from engine.llm import capabilities, model_check
 
 
 @st.cache_data(ttl=300, show_spinner="Asking the server for its models…")
-def _check(_nonce: int) -> model_check.ModelCheck:
-    return model_check.check_model()
+def _check(base_url: str, model: str, nonce: int) -> model_check.ModelCheck:
+    # Keyed by what it asks (the environment may change between tests or restarts).
+    return model_check.check_model(base_url=base_url or None, model=model or None)
 
 
 def model_server_section() -> None:
     st.subheader("Model server")
     if model_check.configured():
         nonce = st.session_state.get("model_check_nonce", 0)
-        check = _check(nonce)
+        check = _check(os.environ.get("OPENAI_BASE_URL", ""),
+                       os.environ.get("OPENAI_MODEL", ""), nonce)
         show = {True: st.success, False: st.error, None: st.warning}[check.ok]
         show(check.message, icon=":material/dns:")
         if st.button("Check again", icon=":material/refresh:", key="model_check_again"):
