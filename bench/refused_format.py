@@ -25,10 +25,10 @@ class _Server:
     """Refuses json_schema with a 500 at once; any other request answers after GENERATION_S."""
 
     def __init__(self) -> None:
-        from tests.fake_openai import Reply
-        from tests.utils.team import ProtocolTeam
+        from testkit.fake_openai import Reply
+        from testkit.protocol_team import ProtocolTeam
 
-        self.team = ProtocolTeam()
+        self.team = ProtocolTeam([0.5, 0.9])  # two drafts: the first is sent back
         self.reject = Reply.reject_json_schema(500)
         self.delay = Reply.delay
         self.rejected = 0
@@ -40,7 +40,7 @@ class _Server:
         return self.delay(GENERATION_S, self._answer(request))
 
     def _answer(self, request: dict[str, Any]) -> Any:
-        from tests.fake_openai import Reply
+        from testkit.fake_openai import Reply
 
         return Reply.ok(self.team(request))
 
@@ -53,9 +53,8 @@ def measure(runs: int) -> dict[str, Any]:
     from engine import service
     from engine.llm.capabilities import Capabilities
     from engine.llm.openai_backend import OpenAIBackend
-    from engine.worker import Worker
-    from tests.fake_openai import FakeOpenAI
-    from tests.utils.team import SECOND_DRAFT
+    from engine.loop.worker import Worker
+    from testkit.fake_openai import FakeOpenAI
 
     out: dict[str, Any] = {"wall": [], "generation": [], "requests": 0}
     # Warm up offline first (imports, the screen's tables), so the first measured run's extra
@@ -72,8 +71,7 @@ def measure(runs: int) -> dict[str, Any]:
                                     model="gpt-4.1-mini", timeout=30, max_retries=3)
             backend.caps = Capabilities(backend.base_url, backend.model, db=True)
             worker = Worker(backend=backend, worker_id=f"bench-format-{i}")
-            intent = {"intent": f"Help student {i} with exam panic {SECOND_DRAFT}",
-                      "audience": "adult students"}
+            intent = {"intent": f"Help student {i} with exam panic", "audience": "adult students"}
             run_id = service.start_run(kind="protocol", input=intent, actor="bench")
             t0 = time.perf_counter()
             worker.run_given(run_id)

@@ -134,7 +134,7 @@ def model_judgement(
 ) -> tuple[list[FlagOut], list[tuple[str, Any]]]:
     """The flags a real model's review adds to the deterministic ones, and the critical notes
     for the drafter that the moderation's flags become; the moderation call is recorded."""
-    from engine.agents import save_calls
+    from engine.loop.agents import save_calls
     from engine.pipelines.base import NoteOut
 
     if getattr(backend, "name", "") != "openai":

@@ -13,7 +13,8 @@ from db.models import Draft, Flag, LLMCall
 from db.session import session_scope
 from engine import service
 from engine.llm import capabilities
-from tests.fake_openai import FakeOpenAI, _Handler
+from testkit.fake_openai import FakeOpenAI
+from testkit.fake_openai.handler import Handler as _Handler
 from tests.test_realmodel import INTENT, Team, _backend, _drive, server
 from tests.utils.team import SECOND_DRAFT
 
@@ -116,7 +117,7 @@ def test_the_guardians_critical_note_that_quotes_a_sentence_becomes_a_flag(
 
 
 def test_the_offline_backend_adds_no_model_flags(db_url: str) -> None:
-    from engine.worker import Worker
+    from engine.loop.worker import Worker
 
     run_id = service.start_run(kind="protocol", input=INTENT, actor="dr. lee")
     Worker().run_given(run_id)

@@ -10,13 +10,14 @@ from pathlib import Path
 
 import pytest
 
-from engine import pdf_export, service, views
-from engine.cli import main
+from engine import service, views
 from engine.errors import InvalidState
-from engine.leases import claim_run
-from engine.llm.offline import OfflineBackend
-from engine.pdf_export import export_pdf, parse_handout
-from engine.supervisor import Supervisor
+from engine.exports import pdf as pdf_export
+from engine.exports.pdf import export_pdf, parse_handout
+from engine.interfaces.cli import main
+from engine.llm.offline.backend import OfflineBackend
+from engine.loop.leases import claim_run
+from engine.loop.supervisor import Supervisor
 from tests.factories import INTENT
 
 needs_poppler = pytest.mark.skipif(shutil.which("pdftotext") is None

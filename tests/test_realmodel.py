@@ -22,12 +22,12 @@ from sqlmodel import select
 from db.models import LLMAttempt, LLMCall, RunStatus
 from db.session import session_scope
 from engine import service, views
-from engine.leases import claim_run
+from engine.loop.leases import claim_run
 from engine.llm import capabilities
 from engine.llm.capabilities import Capabilities
 from engine.llm.openai_backend import OpenAIBackend
-from engine.supervisor import Supervisor
-from tests.fake_openai import FakeOpenAI, Plan, Reply
+from engine.loop.supervisor import Supervisor
+from testkit.fake_openai import FakeOpenAI, Plan, Reply
 from tests.utils.team import SECOND_DRAFT, ProtocolTeam
 
 INTENT = {"intent": f"Help a student with exam panic {SECOND_DRAFT}", "audience": "adult students"}

@@ -13,7 +13,7 @@ from db.models import LLMCall
 from db.session import session_scope
 from engine import service
 from engine.llm import capabilities
-from tests.fake_openai import FakeOpenAI
+from testkit.fake_openai import FakeOpenAI
 from tests.test_ops_pages import open_page
 from tests.test_realmodel import INTENT, ReportingServer, Team, _backend, _drive
 

@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.checks import evaluate_safety
-from engine.checks.safety import CATEGORIES, classify_sentence, screen_protocol, split_sentences
+from engine.checks.safety import CATEGORIES, screen_protocol, split_sentences
+from tools import evaluate_safety
 
 DRAFT = """# Facing the fear, one step at a time
 
@@ -230,18 +230,8 @@ _WORDS = st.sampled_from(
 
 @settings(max_examples=300, deadline=None)
 @given(st.lists(_WORDS, max_size=40).map(" ".join))
-def test_any_text_gives_exact_spans_and_gating_never_hides_a_rule(text):
+def test_any_text_gives_exact_spans(text):
     _assert_exact_spans(text)
-    for start, end in split_sentences(text):
-        sentence = text[start:end]
-        assert classify_sentence(sentence) == classify_sentence(sentence, gated=False)
-
-
-def test_gating_agrees_with_running_every_rule_on_the_labelled_set():
-    for row in evaluate_safety.load():
-        for start, end in split_sentences(row["text"]):
-            sentence = row["text"][start:end]
-            assert classify_sentence(sentence) == classify_sentence(sentence, gated=False), sentence
 
 
 # ---- the labelled set -----------------------------------------------------------------

@@ -19,7 +19,7 @@ import streamlit as st
 from db.models import RunStatus
 from engine import service
 from engine.errors import ApprovalBlocked, ServiceError, StaleRun
-from engine.export import export_markdown
+from engine.exports.markdown import export_markdown
 from engine.pipelines.registry import get_pipeline
 from engine.views import DraftView, RunDetail
 from ui.markdown import escape_inline
