@@ -22,10 +22,10 @@ from sqlmodel import select
 from db.models import LLMAttempt, LLMCall, RunStatus
 from db.session import session_scope
 from engine import service, views
-from engine.loop.leases import claim_run
 from engine.llm import capabilities
 from engine.llm.capabilities import Capabilities
 from engine.llm.openai_backend import OpenAIBackend
+from engine.loop.leases import claim_run
 from engine.loop.supervisor import Supervisor
 from testkit.fake_openai import FakeOpenAI, Plan, Reply
 from tests.utils.team import SECOND_DRAFT, ProtocolTeam
