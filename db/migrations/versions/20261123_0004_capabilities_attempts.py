@@ -1,7 +1,7 @@
 """model capabilities and call attempts
 
-Revision ID: 0003
-Revises: 0002
+Revision ID: 0004
+Revises: 0003
 Create Date: 2026-11-23 21:40:41
 
 modelcapability: what a (server, model) accepts or refuses, learned once for every worker.
@@ -16,8 +16,8 @@ import sqlalchemy as sa
 import sqlmodel.sql.sqltypes  # noqa: F401  (autogenerate renders AutoString, UTCDateTime)
 from alembic import op
 
-revision: str = "0003"
-down_revision: str | Sequence[str] | None = "0002"
+revision: str = "0004"
+down_revision: str | Sequence[str] | None = "0003"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
