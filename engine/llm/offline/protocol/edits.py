@@ -7,16 +7,15 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from engine import markdown as md
 from engine.llm.offline.protocol import library as lib
 
 if TYPE_CHECKING:
     pass
 
 from engine.llm.offline.protocol.common import (  # package-internal helpers
-    _BULLET,
     _CRISIS,
     _JUDGEMENTAL,
-    _NUMBERED,
     _PROFESSIONAL,
     LONG_STEP_WORDS,
     MAX_STEPS,
@@ -284,7 +283,7 @@ def _restructure_lead(doc: _Doc) -> None:
     for para in doc.lead:
         units: list[tuple[str, bool]] = []
         for line in para.split("\n"):
-            m = _NUMBERED.match(line) or _BULLET.match(line)
+            m = md.NUMBERED.match(line) or md.BULLET.match(line)
             units += [(m.group(m.re.groups), True)] if m else [(u, False) for u in
                                                                 _sentences(line)]
         for unit, listed in units:
