@@ -84,7 +84,7 @@ def build_graph(checkpointer: Any, pipeline: Any) -> Any:
         task = DraftTask(kind="protocol", stage=stage.name, input=state["input"],
                          iteration=state.get("iteration", 0) + 1,
                          previous=state.get("draft"), notes=notes, feedback=[])
-        text = stage.to_text(stage.drafter.offline(task))
+        text = stage.to_text(stage.drafter.offline(task), task.context)
         return {"draft": text, "previous": state.get("draft"),
                 "version": state.get("version", 0) + 1,
                 "iteration": state.get("iteration", 0) + 1, "reviews": [], "notes": []}
@@ -94,7 +94,7 @@ def build_graph(checkpointer: Any, pipeline: Any) -> Any:
                           content=state["draft"], flags=flags)
 
     def safety(state: ProtocolState) -> dict[str, Any]:
-        checks = stage.checks(state["draft"], state["input"])
+        checks = stage.checks(state["draft"], state["input"], {})
         previous = state.get("previous")
         follow = follow_checks("protocol", stage.name, state["draft"], state["input"],
                                FollowInput(previous=previous, comments=[
@@ -190,7 +190,7 @@ class LangGraphDesk:
     def run_to_review(self, run_input: dict[str, Any]) -> int:
         """One protocol from its input to the interrupt before human review; returns the
         number of nodes (super-steps) it ran."""
-        from engine.pipelines.protocol import ProtocolInput
+        from engine.pipelines.protocol.models import ProtocolInput
 
         self.threads += 1
         config = {"configurable": {"thread_id": f"protocol-{self.threads}"}}

@@ -1,23 +1,21 @@
 """What the offline drafter and critics for protocols share about a protocol's text: the
-patterns, words and sentences, the Markdown form (parse and render), and the context read
+patterns, words and sentences, and the context read
 from a run's intent and audience. Package-internal: the names keep their leading underscore
-and are imported by protocol_offline.py and protocol_critics.py only."""
+and are imported by the offline drafter and critics modules only."""
 
 from __future__ import annotations
 
-import hashlib
 import html
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from engine.checks.safety import screen_protocol
-from engine.pipelines import protocol_library as lib
+from engine.llm.offline.protocol import library as lib
 
 if TYPE_CHECKING:
     from engine.checks.base import ScreenResult
-    from engine.pipelines.protocol import ProtocolDraft
 
 
 MIN_STEPS, MAX_STEPS = 4, 8
@@ -31,9 +29,6 @@ _PROFESSIONAL = re.compile(lib.PROFESSIONAL_PATTERN, re.I)
 _SECOND_PERSON = re.compile(r"\b(you|your|yours|yourself|you're|you'll|you've|you'd)\b", re.I)
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]?\s+(?=[\"'(\[]?[A-Z0-9])")
-_HEADING = re.compile(r"^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
-_NUMBERED = re.compile(r"^\s{0,3}(\d{1,2})[.)]\s+(.*)$")
-_BULLET = re.compile(r"^\s{0,3}[-*+\u2022]\s+(.*)$")
 _QUOTED = re.compile(r"\"([^\"\n]{6,})\"|\u201c([^\u201d\n]{6,})\u201d")
 _PROMISE = re.compile(r"\b(cures?|guarantee[sd]?|will never (feel|be) \w+ again|"
                       r"permanently (fix|cure)|100% effective)\b", re.I)
@@ -52,15 +47,6 @@ _MEDICAL = re.compile(
     r"antidepressants?|ssri\w*|benzo\w*|drugs?|alcohol|overdose|suicid\w*|self[- ]harm\w*|"
     r"kill\w*|die|dying|weapons?)\b", re.I)
 
-_SECTION_ALIASES: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("safety", ("safety", "crisis", "getting help", "get help", "need help", "support",
-                "important", "urgent help")),
-    ("reflection", ("reflect", "question", "afterwards", "journal prompt", "review")),
-    ("steps", ("step", "instruction", "how to", "what to do", "method", "procedure",
-               "exercise")),
-    ("purpose", ("purpose", "why", "about", "overview", "introduction", "aim", "goal",
-                 "background", "what this is")),
-)
 
 
 # ======================================================================================
@@ -253,9 +239,23 @@ def _choose_score(text: str) -> float:
     return max(_exercise_scores(text).values())
 
 
+def named_technique(intent: str) -> str | None:
+    """The exercise type whose name (the templates' "names") the request uses first."""
+    low = " " + clean_user_text(intent).lower().replace("\u2019", "'")
+    found = []
+    for key, template in lib.TEMPLATES.items():
+        for name in template.get("names", ()):
+            if m := re.search(r"\b" + name, low):
+                found.append((m.start(), key))
+    return min(found)[1] if found else None
+
+
 def choose_exercise(intent: str) -> str:
-    """The exercise type whose keywords the intent matches best (ties: library order;
-    nothing matched: the library's stable default)."""
+    """The technique the request names, else the exercise type whose keywords the intent
+    matches best (ties: library order; nothing matched: the library's stable default)."""
+    named = named_technique(intent)
+    if named:
+        return named
     best, best_score = lib.DEFAULT_EXERCISE, 0.0
     for key, score in _exercise_scores(intent).items():
         if score > best_score:
@@ -281,205 +281,55 @@ class _Context:
     situation: str | None
     label: str
     seed: int
+    feared: str | None = None
+    """What the request says the person fears (intent.Request)."""
+    event: str | None = None
+    """What the request says the person keeps going over."""
+    urges: bool = False
+    """The request is about urges to self-harm."""
+
+    @property
+    def situated(self) -> str | None:
+        """The set of steps built from the request's own situation that applies (library
+        SITUATIONS), if any: urges first, whatever the technique."""
+        have = {"urges": self.urges, "feared": self.feared, "event": self.event}
+        for name, sit in lib.SITUATIONS.items():
+            if have.get(sit["needs"]) and (sit["for"] == "*" or self.exercise in sit["for"]):
+                return name
+        return None
 
     @property
     def template(self) -> dict[str, Any]:
-        return lib.TEMPLATES[self.exercise]
+        base = lib.TEMPLATES[self.exercise]
+        name = self.situated
+        if name is None:
+            return base
+        over = {k: v for k, v in lib.SITUATIONS[name].items()
+                if k not in ("for", "needs", "default_exercise")}
+        return {**base, **over}
 
     def fill(self, text: str) -> str:
         out = text.replace("{setting}", self.profile["setting"]).replace(
             "{support}", self.profile["support"])
+        out = out.replace("{feared}", self.feared or "it").replace(
+            "{event}", self.event or "it")
         return _plain(out) if self.profile["plain"] else out
 
 
-def _context(data: dict[str, Any]) -> _Context:
-    intent = str(data.get("intent") or "")
-    audience = str(data.get("audience") or "adults")
-    requested = data.get("exercise_type")
-    exercise = requested if requested in lib.TEMPLATES else choose_exercise(intent)
-    profile = _profile(audience)
-    everywhere = f" {audience} {intent} ".lower()
-    region = "uk" if any(m in everywhere for m in lib.UK_MARKERS) else "us"
-    label = profile["label"]
-    if profile is lib.AUDIENCES[-1]:
-        custom = _safe_fragment(audience, max_words=6)
-        if custom and custom.lower() not in ("adults", "adult", "general", "everyone", "all"):
-            label = custom
-    seed_text = f"{' '.join(intent.split())}|{' '.join(audience.split())}|{exercise}"
-    seed = int(hashlib.sha256(seed_text.encode("utf-8")).hexdigest()[:8], 16)
-    return _Context(intent, audience, exercise, profile, region,
-                    situation_from_intent(intent), label, seed)
+def _topic_key(topic: str) -> str:
+    words = [w for w in _norm(topic).split() if w not in
+             ("a", "an", "the", "some", "my", "your", "their", "about", "how", "to")]
+    return " ".join(words[:4])
 
 
-# ======================================================================================
-# The draft as sections
-# ======================================================================================
+def _topic_in(topic: str, text: str) -> bool:
+    key = _topic_key(topic)
+    if not key:
+        return False
+    stem = key.split()[0][:5] if len(key.split()) == 1 else key
+    return stem in _norm(text)
 
 
-@dataclass
-class _Doc:
-    title: str = ""
-    purpose: str = ""
-    steps: list[str] = field(default_factory=list)
-    reflection: list[str] = field(default_factory=list)
-    safety: str = ""
-    lead: list[str] = field(default_factory=list)
-    """Paragraphs outside any known section (e.g. a draft edited into one paragraph)."""
-    extras_before: list[tuple[str, str]] = field(default_factory=list)
-    extras_after: list[tuple[str, str]] = field(default_factory=list)
-    """Sections a person added that the schema has no field for: kept, in place."""
-    found: set[str] = field(default_factory=set)
-    loose_steps: list[str] = field(default_factory=list)
-    """Numbered items found outside a Steps section."""
-    bulleted_steps: bool = False
-
-    def all_text(self) -> str:
-        parts = [self.title, *self.lead, self.purpose, *self.steps, *self.reflection,
-                 self.safety]
-        parts += [b for _, b in self.extras_before + self.extras_after]
-        return "\n".join(p for p in parts if p)
-
-
-_BARE_SECTIONS = {"purpose", "steps", "instructions", "reflection", "reflection questions",
-                  "questions", "safety", "safety note"}
-
-
-def _canonical(heading: str) -> str | None:
-    low = heading.lower()
-    for name, aliases in _SECTION_ALIASES:
-        if any(a in low for a in aliases):
-            return name
-    return None
-
-
-def _items(lines: list[str]) -> tuple[list[str], list[str], bool, bool]:
-    """List items (with their continuation lines) and the other paragraphs."""
-    items: list[str] = []
-    paragraphs: list[str] = []
-    numbered = bulleted = False
-    current: list[str] | None = None
-    para: list[str] = []
-    for line in lines:
-        m_num, m_bul = _NUMBERED.match(line), _BULLET.match(line)
-        if m_num or m_bul:
-            if para:
-                paragraphs.append(" ".join(para))
-                para = []
-            numbered |= bool(m_num)
-            bulleted |= not m_num
-            current = [m_num.group(2) if m_num else m_bul.group(1)]
-            items.append(current[0].strip())
-        elif not line.strip():
-            current = None
-            if para:
-                paragraphs.append(" ".join(para))
-                para = []
-        elif current is not None and line.startswith((" ", "\t")):
-            items[-1] = (items[-1] + " " + line.strip()).strip()
-        else:
-            current = None
-            para.append(line.strip())
-    if para:
-        paragraphs.append(" ".join(para))
-    return [i for i in items if i], [p for p in paragraphs if p], numbered, bulleted
-
-
-def _paragraphs(lines: list[str]) -> str:
-    return "\n".join(lines).strip()
-
-
-def parse_protocol(text: str) -> _Doc:
-    """Split protocol Markdown into its sections; tolerant of human edits."""
-    doc = _Doc()
-    blocks: list[tuple[str | None, str, list[str]]] = [("lead", "", [])]
-    for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n"):
-        m = _HEADING.match(line)
-        if m and len(m.group(1)) <= 2 and m.group(2):
-            name = m.group(2).strip()
-            canon = _canonical(name)
-            if len(m.group(1)) == 1 and not doc.title and _norm(name) not in _BARE_SECTIONS:
-                doc.title = name
-                doc.found.add("title")
-                continue
-            blocks.append((canon, name, []))
-        else:
-            blocks[-1][2].append(line)
-
-    seen_steps = False
-    for canon, heading, lines in blocks:
-        if canon == "lead":
-            numbered = [m.group(2).strip() for ln in lines if (m := _NUMBERED.match(ln))]
-            doc.loose_steps += numbered
-            doc.lead += [p for p in _paragraph_blocks(lines) if p]
-            continue
-        if canon is None:
-            body = _paragraphs(lines)
-            (doc.extras_after if seen_steps else doc.extras_before).append((heading, body))
-            doc.loose_steps += [m.group(2).strip() for ln in lines
-                                if (m := _NUMBERED.match(ln))]
-            continue
-        doc.found.add(canon)
-        if canon == "purpose":
-            body = _paragraphs(lines)
-            doc.purpose = (doc.purpose + "\n\n" + body).strip() if doc.purpose else body
-        elif canon == "safety":
-            body = _paragraphs(lines)
-            doc.safety = (doc.safety + "\n\n" + body).strip() if doc.safety else body
-        elif canon == "steps":
-            seen_steps = True
-            items, paras, _, bulleted = _items(lines)
-            doc.steps += items
-            doc.bulleted_steps |= bulleted
-            if paras:
-                intro = "\n\n".join(paras)
-                doc.purpose = (doc.purpose + "\n\n" + intro).strip()
-        elif canon == "reflection":
-            seen_steps = True
-            items, paras, _, _ = _items(lines)
-            for p in paras:
-                items += _sentences(p)
-            doc.reflection += items
-    return doc
-
-
-def _paragraph_blocks(lines: list[str]) -> list[str]:
-    out, cur = [], []
-    for line in lines:
-        if line.strip():
-            cur.append(line.strip())
-        elif cur:
-            out.append("\n".join(cur))
-            cur = []
-    if cur:
-        out.append("\n".join(cur))
-    return out
-
-
-def _render_extras(extras: list[tuple[str, str]]) -> str:
-    return "".join(f"\n\n## {h}\n\n{b}" if b else f"\n\n## {h}" for h, b in extras)
-
-
-def _to_draft(doc: _Doc) -> ProtocolDraft:
-    from engine.pipelines.protocol import ProtocolDraft
-
-    return ProtocolDraft(
-        title=doc.title,
-        purpose=(doc.purpose + _render_extras(doc.extras_before)).strip(),
-        steps=doc.steps,
-        reflection=doc.reflection,
-        safety_note=(doc.safety + _render_extras(doc.extras_after)).strip(),
-    )
-
-
-def _render(doc: _Doc) -> str:
-    from engine.pipelines.protocol import render_protocol
-
-    return render_protocol(_to_draft(doc))
-
-
-# ======================================================================================
-# The Drafter: first draft
-# ======================================================================================
 
 def _plain(text: str) -> str:
     for pattern, repl in _PLAIN:
