@@ -16,6 +16,7 @@ from testkit.protocol_team import ProtocolTeam
 ELEVATOR = "Exposure hierarchy for a man afraid of elevators"
 FRIEND = "Add a step about riding one floor in an elevator with a friend"
 VOGEL = "Offer Dr. Vogel her usual fee of 1800 dollars"
+SAMARITANS = "Use the UK Samaritans number 116 123 instead of 988"
 OAT = json.dumps({"brand_id": 1, "brand_name": "Alma Cafe",
                   "goal": "Launch our oat-milk cold brew in March 2027",
                   "audience": "young professionals", "budget": 5000,
@@ -55,12 +56,12 @@ def assert_not_addressed(capsys: pytest.CaptureFixture[str], comment: str) -> No
 def test_protocol_offline_a_comment_not_applied_is_not_addressed(
         db_url: str, capsys: pytest.CaptureFixture[str]) -> None:
     cli(capsys, "run", "protocol", "--intent", ELEVATOR, "--audience", "adults")
-    first = latest(show(capsys, "1"))
-    # The offline template pastes the request into one sentence: a visible warning.
-    assert any(f["category"] == "request_not_covered" and not f["blocking"]
-               for f in first["flags"])
+    # The offline drafter applies "add a step about X" (issue 14 item 4) ...
     cli(capsys, "revise", "1", "--comment", FRIEND)
-    assert_not_addressed(capsys, FRIEND)
+    assert FRIEND not in latest(show(capsys, "1"))["not_addressed"]
+    # ... but not a change of crisis line: said so, and the score is capped.
+    cli(capsys, "revise", "1", "--comment", SAMARITANS)
+    assert_not_addressed(capsys, SAMARITANS)
     assert latest(show(capsys, "1"))["scores"]["clinical"] <= 0.5
 
 
@@ -79,9 +80,9 @@ def test_campaign_offline_oat_milk_brief_is_flagged(
     cli(capsys, "run", "campaign", "--input-json", OAT)
     brief = latest(show(capsys, "1"))
     cats = {f["category"] for f in brief["flags"] if f["check"] == "campaign_consistency"}
-    # The offline brief promotes the brand's espresso and counts weeks, not March.
-    assert {"off_product", "timeline_mismatch"} <= cats
-    assert "OFF PRODUCT: promotes" in cli(capsys, "show", "1")
+    # The offline brief promotes the cold brew now, but its timeline counts weeks, not March.
+    assert "off_product" not in cats and "timeline_mismatch" in cats
+    assert "timeline_mismatch" in cli(capsys, "show", "1")
 
 
 def test_campaign_scripted_model_that_ignores_feedback(

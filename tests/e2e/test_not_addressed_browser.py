@@ -1,6 +1,6 @@
 """In Chromium: a reviewer sends a protocol back with a comment the offline drafter cannot
-apply, and the Run page says the comment is not addressed (and the run is not "thresholds
-met"). Screenshot: test-artifacts/20-run-not-addressed.png."""
+apply (a different crisis line), and the Run page says the comment is not addressed (and the
+run is not "thresholds met"). Screenshot: test-artifacts/20-run-not-addressed.png."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from testkit.app_server import AppServer, app_sharing_database, playwright_expec
 
 expect = playwright_expect()
 WAIT = 60_000
-COMMENT = "Add a step about riding one floor in an elevator with a friend"
+COMMENT = "Use the UK Samaritans number 116 123 instead of 988"
 
 
 @pytest.fixture(scope="module")
