@@ -44,7 +44,7 @@ class ProtocolState(TypedDict, total=False):
     """The version the draft revises (the checks that follow the text compare them)."""
     critical: list[str]
     """The critics' and checks' critical notes on the previous version."""
-    follow_notes: list[str]
+    follow_notes: list[tuple[str, str]]
     history: Annotated[list[dict[str, Any]], operator.add]
     """Every version with its scores: what a reviewer browses, kept in the checkpoint."""
     caps: dict[str, float]
@@ -127,8 +127,8 @@ def build_graph(checkpointer: Any, pipeline: Any) -> Any:
                   for f in state.get("flags", []) if f.get("blocking", True)]
         critical = [n["text"] for n in notes if n["priority"] == "critical"
                     and n["target"] in ("drafter", "broadcast")]
-        notes += [{"target": "drafter", "priority": "critical", "text": t}
-                  for t in state.get("follow_notes", [])]
+        notes += [{"target": "drafter", "priority": p, "text": t}
+                  for p, t in state.get("follow_notes", [])]
         verdict = gate(scores, blocking, thresholds, None)
         entry = {"version": state["version"], "content": state["draft"], "scores": scores,
                  "flagged": bool(blocking)}

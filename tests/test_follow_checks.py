@@ -47,7 +47,7 @@ def test_request_coverage_sees_a_request_pasted_into_a_template() -> None:
     assert _cats(result, "request_coverage") == ["request_not_covered"]
     assert [(f.score, f.cap) for f in result.findings] == [("clinical", 0.5)]
     assert result.caps == {}  # advisory until the offline drafters build from the request
-    assert "elevator" in result.notes[0]
+    assert result.notes[0][0] == "warning" and "elevator" in result.notes[0][1]
     worked = PASTED.replace("2. List eight", "2. Ride an elevator one floor with a friend.\n"
                             "3. Ride the elevator alone for three floors.\n4. List eight")
     assert _cats(follow_checks("protocol", "draft", worked, ELEVATOR)) == []
@@ -57,7 +57,7 @@ def test_request_coverage_needs_the_elements_of_a_self_harm_request() -> None:
     ask = {"intent": "A teen who self-harms by cutting: cope with urges", "audience": "teens"}
     draft = ("# Urges\n\n## Steps\n\n1. When the urge to cut comes, rate it.\n"
              "2. Notice where you feel the urge to self-harm in your body.\n")
-    notes = follow_checks("protocol", "draft", draft, ask).notes
+    notes = [text for _, text in follow_checks("protocol", "draft", draft, ask).notes]
     assert any("delay" in n for n in notes) and any("safety plan" in n for n in notes)
 
 

@@ -64,8 +64,12 @@ class FollowResult(BaseModel):
                 for f in self.findings if f.check != "clinical_harm"]
 
     @property
-    def notes(self) -> list[str]:
-        return list(dict.fromkeys(f.note for f in self.findings))
+    def notes(self) -> list[tuple[str, str]]:
+        """(priority, text) for the drafter: critical when the finding binds (it must be
+        answered), a warning otherwise."""
+        binding = set(data()["binding"]["categories"])
+        return list(dict.fromkeys(
+            ("critical" if f.category in binding else "warning", f.note) for f in self.findings))
 
     def redacted(self, redact: Callable[[str], str]) -> FollowResult:
         """With `redact` applied to what is not the draft's own text (a comment quoted in a

@@ -142,8 +142,8 @@ def review(plan: StepPlan, backend: LLMBackend, critics: CriticPool) -> ReviewOu
         for f in checks.flags
         if f.blocking
     ]
-    notes += [AuthoredNote(FOLLOW_AUTHOR, NoteOut(target="drafter", priority="critical", text=t))
-              for t in follow.notes]
+    notes += [AuthoredNote(FOLLOW_AUTHOR, NoteOut(target="drafter", priority=p, text=t))  # type: ignore[arg-type]
+              for p, t in follow.notes]
     # A real model's own safety judgement joins the deterministic flags (issue 14).
     model_flags, model_notes = model_judgement(backend, plan.content, reviews, moderation, ctx)
     notes += [AuthoredNote(author, note) for author, note in model_notes]
