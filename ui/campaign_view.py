@@ -11,7 +11,6 @@ import re
 
 import streamlit as st
 
-from db.models import RunStatus
 from engine.channels import LABELS, FormattedMessage
 from engine.creators import ShortlistEntry, edit_shortlist, list_creators, shortlist_from_text
 from engine.errors import ServiceError
@@ -19,6 +18,7 @@ from engine.exports.campaign import export_campaign_csv, stage_approvals
 from engine.highlight import segments
 from engine.outreach import Message, parse_outreach
 from engine.pipelines.campaign_models import STAGE_LABELS, STAGES, sections, table_rows
+from engine.run_state import RunStatus
 from engine.views import DraftView, RunDetail
 from ui.markdown import demote_headings, escape, escape_inline, flagged_draft
 from ui.reviewer import reviewer

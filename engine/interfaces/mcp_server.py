@@ -20,12 +20,12 @@ from mcp.server.mcpserver.exceptions import ResourceError, ToolError
 from mcp.types import BlobResourceContents, EmbeddedResource, TextContent
 from pydantic import BaseModel, Field
 
-from db.models import RunStatus
 from engine import service, views
 from engine.errors import ApprovalBlocked, InvalidInput, ServiceError
 from engine.exports.markdown import export_markdown
 from engine.pipelines.protocol import ExerciseType, ProtocolInput
 from engine.pipelines.registry import PIPELINES
+from engine.run_state import RunStatus
 
 log = logging.getLogger("draftroom.mcp")
 

@@ -128,14 +128,14 @@ INSERT_NOTE = Prepared(
 # its response has a computed default ({}), so the row gives it (see db.prepared).
 INSERT_CALL = Prepared(insert(CALL_T), tuple(c.key for c in CALL_T.c if c.key != "id"))
 STAGE_DRAFTS = (DRAFT_T.c.run_id == param("b_run"), DRAFT_T.c.stage == param("b_stage"))
-# A stage's board in one statement: its versions ("v", draft id, version), their scores ("s",
-# draft id, name, value), blocking flags ("f", draft id, category) and the run's spend so far
-# ("c", value); one round trip where four cost four times the statement overhead. Typed NULLs
-# keep PostgreSQL's UNION happy.
+# A stage's board in one statement: its versions ("v", draft id, version, verdict), their
+# scores ("s", draft id, name, value), blocking flags ("f", draft id, category) and the run's
+# spend so far ("c", value); one round trip where four cost four times the statement
+# overhead. Typed NULLs keep PostgreSQL's UNION happy.
 _NO_INT, _NO_TEXT, _NO_FLOAT = (cast(null(), Integer), cast(null(), String),
                                 cast(null(), Float))
 SEL_BOARD = Prepared(union_all(
-    select(literal("v"), DRAFT_T.c.id, DRAFT_T.c.version, _NO_TEXT, _NO_FLOAT)
+    select(literal("v"), DRAFT_T.c.id, DRAFT_T.c.version, DRAFT_T.c.verdict, _NO_FLOAT)
     .where(*STAGE_DRAFTS),
     select(literal("s"), SCORE_T.c.draft_id, _NO_INT, SCORE_T.c.name, SCORE_T.c.value)
     .join(DRAFT_T, DRAFT_T.c.id == SCORE_T.c.draft_id)
@@ -153,6 +153,19 @@ SEL_SCORES = Prepared(
 SEL_BLOCKING = Prepared(
     select(FLAG_T.c.category)
     .where(FLAG_T.c.draft_id == param("b_draft"), FLAG_T.c.blocking.is_(True))
+)
+SEL_VERDICT = Prepared(select(DRAFT_T.c.verdict).where(DRAFT_T.c.id == param("b_draft")))
+SET_VERDICT = Prepared(
+    update(DRAFT_T).where(DRAFT_T.c.id == param("b_draft"))
+    .values(verdict=param("b_verdict", DRAFT_T.c.verdict))
+)
+# A draft's text beside its parent's (the version it revised), to tell a revision that changed
+# nothing.
+_PARENT = DRAFT_T.alias("parent")
+SEL_WITH_PARENT = Prepared(
+    select(DRAFT_T.c.content, _PARENT.c.id, _PARENT.c.version, _PARENT.c.content)
+    .join(_PARENT, _PARENT.c.id == DRAFT_T.c.parent_id)
+    .where(DRAFT_T.c.id == param("b_draft"))
 )
 SEL_SPEND = Prepared(
     select(func.sum(CALL_T.c.cost_usd)).where(CALL_T.c.run_id == param("b_run"))

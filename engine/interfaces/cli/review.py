@@ -13,6 +13,7 @@ from typing import Any
 from engine import service, views
 from engine.errors import ServiceError
 from engine.loop.steps import StepEvent
+from engine.run_state import halt_label
 
 
 def actor_default() -> str:
@@ -102,6 +103,8 @@ def cmd_show(a: argparse.Namespace) -> int:
         + (f" ({d.halt_reason})" if d.halt_reason else "")
         + f"  stage: {d.stage}  iteration: {d.iteration}/{d.max_iterations}  version: {d.version}"
     )
+    if d.halt_reason and d.status == "awaiting_review":
+        print(f"halted: {halt_label(d.halt_reason)}")
     print(f"thresholds: {_fmt_scores(d.thresholds)}  cost: ${d.cost_usd:.4f}")
     if d.error:
         print(f"error: {d.error}")
