@@ -21,7 +21,6 @@ from tests.factories import review
 from tests.test_campaign_pipeline import start as start_campaign
 from tests.utils.scripted import ScriptedModel
 
-
 SHARPER = ("Measured as 300 extra weekend brunch covers between March and May, counted at "
            "the till by a code in each message, against the same weeks of last spring.")
 
