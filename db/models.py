@@ -51,6 +51,11 @@ class Run(SQLModel, table=True):
     parent_run_id: int | None = None
     parent_draft_id: int | None = None
     version: int = Field(default=1)
+    # -- who reviews it, and the head of its audit chain (engine/assignment.py, audit_chain.py)
+    assigned_to: str | None = Field(default=None, max_length=130)
+    """A person (engine.identity.person_key) or "role:<role>"; None: anyone who may."""
+    audit_head: str | None = Field(default=None, max_length=64)
+    """The hash of the run's last human act: a deleted last act breaks the chain too."""
 
     __table_args__ = (Index("ix_run_status_created", "status", "created_at"),)
 
@@ -154,6 +159,11 @@ class LLMCall(SQLModel, table=True):
     request: dict[str, Any] = Field(default_factory=dict, sa_type=JSONType)
     response: dict[str, Any] = Field(default_factory=dict, sa_type=JSONType)
     started_at: datetime = Field(default_factory=utcnow)
+    # realmodel (issue 16): the call's HTTP requests are LLMAttempt rows with this key; its
+    # tokens and cost are their sum.
+    call_key: str | None = Field(default=None, max_length=32)
+    # A server default too: bulk inserts that predate the column (seed_demo) leave it out.
+    reasoning_tokens: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
 
     __table_args__ = (
         Index("ix_llmcall_started", "started_at"),
@@ -170,6 +180,10 @@ class HumanAction(SQLModel, table=True):
     action: str = Field(max_length=32)  # approve|edit|revise|reject|halt|retry|override
     comment: str | None = None
     at: datetime = Field(default_factory=utcnow)
+    # -- the tamper-evident chain (engine/audit_chain.py): sha256 over this act's content and
+    # the previous act's hash in the same run.
+    prev_hash: str | None = Field(default=None, max_length=64)
+    hash: str | None = Field(default=None, max_length=64)
 
 
 class PromptVersion(SQLModel, table=True):
@@ -239,7 +253,7 @@ class Creator(SQLModel, table=True):
     audience_size: int = 0
     location: str = Field(default="", max_length=200)
     engagement_rate: float = 0.0  # percent, e.g. 4.2
-    contact_channel: str = Field(default="email", max_length=32)  # one of engine.channels
+    contact_channel: str = Field(default="email", max_length=32)  # a campaign channel (channels.py)
     fee_usd: float = 0.0  # typical fee for one sponsored post
     bio: str = Field(default="")
 
@@ -298,3 +312,62 @@ OPS_INDEXES = (
     Index("ix_run_ops", Run.created_at, Run.kind, Run.cost_usd, Run.status),
     Index("ix_humanaction_ops", HumanAction.action, HumanAction.at, HumanAction.run_id),
 )
+
+
+# -- realmodel (issue 16): what a server can do, and every HTTP request of a model call -------
+
+
+class ModelCapability(SQLModel, table=True):
+    """What one (server, model) was found to accept or refuse, learned once for every worker:
+    e.g. json_schema refused, so calls go straight to JSON mode."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    base_url: str = Field(max_length=300)
+    model: str = Field(max_length=120)
+    feature: str = Field(max_length=48)
+    """json_schema | json_object | temperature | max_tokens | moderation | ..."""
+    supported: bool
+    detail: str | None = None
+    """The server's own words when it refused."""
+    learned_at: datetime = Field(default_factory=utcnow)
+
+    __table_args__ = (UniqueConstraint("base_url", "model", "feature", name="uq_capability"),)
+
+
+class LLMAttempt(SQLModel, table=True):
+    """One HTTP request of a model call (first try, fallback, repair, retry), with what it
+    cost: the LLMCall row with the same call_key holds their sums."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    run_id: int | None = Field(default=None, foreign_key="run.id")
+    call_key: str = Field(max_length=32)
+    seq: int = 0
+    kind: str = Field(max_length=16)
+    outcome: str = Field(max_length=16)
+    mode: str = Field(default="", max_length=16)
+    http_status: int | None = None
+    prompt_tokens: int = 0
+    cached_tokens: int = 0
+    completion_tokens: int = 0
+    reasoning_tokens: int = 0
+    cost_usd: float | None = None
+    latency_ms: float = 0.0
+    error: str | None = None
+    started_at: datetime = Field(default_factory=utcnow)
+
+    __table_args__ = (Index("ix_llmattempt_run", "run_id", "call_key"),)
+
+
+# -- clinic: MCP bearer tokens (engine/mcp_token.py) --------------------------------------------
+
+
+class ApiToken(SQLModel, table=True):
+    """A bearer token for MCP over HTTP. Only its SHA-256 is stored; the token itself is shown
+    once, when it is made. Acts done with it are recorded under its name."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    name: str = Field(max_length=120, unique=True)
+    token_hash: str = Field(max_length=64, unique=True, index=True)
+    created_by: str = Field(default="", max_length=120)
+    created_at: datetime = Field(default_factory=utcnow)
+    revoked: bool = False

@@ -18,10 +18,10 @@ from db.session import reset_engines, session_scope
 from engine import service, views
 from engine.interfaces.cli import main as cli
 from engine.loop.worker import Worker
+from testkit.fake_openai import running
+from testkit.protocol_team import ProtocolTeam
 from tests.factories import INTENT
-from tests.fake_openai import running
 from tests.utils.clock import ManualClock
-from tests.utils.protocol_responder import ProtocolTeam
 
 ROOT = Path(__file__).resolve().parent.parent
 

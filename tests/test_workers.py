@@ -26,7 +26,7 @@ from db.models import Draft, LLMCall, Run, Score, Step
 from db.session import session_scope
 from engine import service
 from engine.run_state import RunStatus
-from tests.fake_openai import FakeOpenAI
+from testkit.fake_openai import FakeOpenAI
 from tests.utils.team import SECOND_DRAFT, ProtocolTeam
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -23,7 +23,7 @@ from db.models import Run, Step, utcnow
 from db.session import get_engine, session_scope
 from engine import run_state
 from engine.llm.base import LLMBackend, LLMError
-from engine.llm.offline import OfflineBackend
+from engine.llm.offline.backend import OfflineBackend
 from engine.loop import nodes
 from engine.loop.agents import BudgetReached, save_calls
 from engine.loop.apply import apply, decide_step
@@ -45,6 +45,7 @@ from engine.loop.sql import (
 )
 from engine.loop.steps import LeaseLost, StepEvent, StepOut, StepPlan
 from engine.pipelines.base import AgentSpec
+from engine.pipelines.registry import get_pipeline
 from engine.redact import redact_text
 from engine.run_state import HaltReason, RunStatus
 
@@ -149,6 +150,9 @@ class Supervisor:
             return False, None, None
         except LLMError as exc:
             self._save_calls(plan)
+            if exc.kind == "cancelled":  # a person halted the run while the model was out
+                self._stop(plan, str(exc), halt=HaltReason.HALTED)
+                return False, None, None
             self._stop(plan, str(exc), fail_kind=exc.kind)
             return False, None, None
         except LeaseLost:
@@ -265,6 +269,8 @@ class Supervisor:
             agents = (stage.drafter,)
         elif plan.node == "review":
             plan.content = draft_content(c, plan.current_draft_id, texts)
+            plan.context = get_pipeline(plan.kind).context_for_review(
+                tx.session, plan.input, plan.stage)
             agents = stage.critics
         plan.prompts = prompts_for(tx, agents, plan.params)
         return plan
@@ -349,9 +355,10 @@ class Supervisor:
 
     # -- stopping -----------------------------------------------------------------------
 
-    def _stop(self, plan: StepPlan, message: str, *, fail_kind: str | None) -> None:
+    def _stop(self, plan: StepPlan, message: str, *, fail_kind: str | None = None,
+              halt: HaltReason = HaltReason.BUDGET_REACHED) -> None:
         """End the step without outputs: the run waits for a person (failed, with `fail_kind`;
-        else stopped by its budget); nothing earlier changes."""
+        else halted for `halt`); nothing earlier changes."""
         failed = fail_kind is not None
         message = redact_text(message)  # servers quote requests (emails, keys) in errors
         for _ in range(COMMIT_ATTEMPTS):
@@ -368,8 +375,10 @@ class Supervisor:
                     s.add(step)
                     if fail_kind is not None:
                         run_state.fail(run, fail_kind, message)
-                    else:
+                    elif halt == HaltReason.BUDGET_REACHED:
                         run_state.stop_on_budget(run)
+                    else:
+                        run_state.to_review(run, halt)
                     run.cost_usd = run_spend(s.connection(), run.id or 0)
                     s.add(run)
                 self.on_event(StepEvent(
