@@ -20,6 +20,7 @@ from db.prepared import Prepared
 from db.session import get_engine, session_scope
 from engine import run_state
 from engine.loop.clock import SYSTEM_CLOCK, Clock
+from engine.loop.sql import VERSION_COL
 from engine.run_state import RunStatus
 
 # Statements built once and run on the DB-API cursor (db.prepared: SQLAlchemy's execution
@@ -32,7 +33,9 @@ _CLAIMABLE = or_(
     *(_RUN.c.status == status for status in run_state.CLAIMABLE),  # OR: no IN list to expand
     and_(_RUN.c.status == RunStatus.RUNNING, _RUN.c.lease_expires < _NOW),  # its worker died
 )
-_TAKE = run_state.claimed_values(_WORKER, _UNTIL, _NOW) | {"version": _RUN.c.version + 1}
+# A claim bumps Run's optimistic lock (as its mapper declares it), so the worker that lost the
+# run fails its next commit.
+_TAKE = run_state.claimed_values(_WORKER, _UNTIL, _NOW) | {VERSION_COL.key: VERSION_COL + 1}
 # A claim returns the whole row: the worker opens the run's first step in the same
 # transaction without reading it again.
 _CLAIM_RUN = Prepared(
@@ -123,7 +126,7 @@ def release_all(worker_id: str) -> int:
     stmt = (
         update(Run)
         .where(Run.lease_owner == worker_id, Run.status == RunStatus.RUNNING)
-        .values(**run_state.released_values(), version=Run.version + 1)
+        .values(**run_state.released_values(), **{VERSION_COL.key: VERSION_COL + 1})
         .execution_options(synchronize_session=False)
     )
     with session_scope() as s:

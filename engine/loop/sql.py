@@ -25,6 +25,7 @@ from sqlalchemy import (
     union_all,
     update,
 )
+from sqlalchemy import inspect as sa_inspect
 from sqlalchemy.engine import Connection
 from sqlalchemy.orm.exc import StaleDataError
 from sqlmodel import Session
@@ -247,12 +248,23 @@ def prompts_for(
     }
 
 
+# Run's optimistic lock as its mapper declares it (version_id_col and the generator of the next
+# value): RunRow.save and the lease claim check and bump the same column the ORM does.
+RUN_LOCK = sa_inspect(Run)
+VERSION_COL = RUN_LOCK.version_id_col
+
+
+def next_version(version: int) -> int:
+    return int(RUN_LOCK.version_id_generator(version))
+
+
 class RunRow:
     """A run as the loop reads and writes it, without the ORM: attributes named like Run's
-    columns; `save` writes the changed ones with the same optimistic lock as Run's
-    version_id_col (an UPDATE that finds another version raises StaleDataError)."""
+    columns; `save` writes the changed ones under Run's optimistic lock (an UPDATE that finds
+    another version raises StaleDataError, as an ORM flush does)."""
 
     _cols = tuple(col.name for col in RUN_T.c)
+    _version = VERSION_COL.key
 
     def __init__(self, row: Any) -> None:
         object.__setattr__(self, "_changed", set())
@@ -278,20 +290,19 @@ class RunRow:
         if stmt is None:
             stmt = Prepared(
                 update(RUN_T)
-                .where(RUN_T.c.id == param("b_run"), RUN_T.c.version == param("b_version"))
+                .where(RUN_T.c.id == param("b_run"), VERSION_COL == param("b_version"))
                 .values(
                     {name: param(f"b_{name}", RUN_T.c[name]) for name in sorted(cols)}
-                    | {"version": param("b_new_version", RUN_T.c.version)}
+                    | {self._version: param("b_new_version", VERSION_COL)}
                 )
             )
             UPDATE_RUN[cols] = stmt
+        version = getattr(self, self._version)
         params = {f"b_{name}": getattr(self, name) for name in cols}
-        params.update(b_run=self.id, b_version=self.version, b_new_version=self.version + 1)
+        params.update(b_run=self.id, b_version=version, b_new_version=next_version(version))
         if stmt.run(c, params) != 1:
-            raise StaleDataError(
-                f"run {self.id} changed since it was read (version {self.version})"
-            )
-        object.__setattr__(self, "version", self.version + 1)
+            raise StaleDataError(f"run {self.id} changed since it was read (version {version})")
+        object.__setattr__(self, self._version, next_version(version))
         changed.clear()
 
 
