@@ -13,7 +13,8 @@ import pytest
 from engine import service, views
 from engine.errors import InvalidState
 from engine.exports import pdf as pdf_export
-from engine.exports.pdf import export_pdf, parse_handout
+from engine.exports.formats import export
+from engine.exports.pdf import parse_handout
 from engine.interfaces.cli import main
 from engine.leases import claim_run
 from engine.llm.offline import OfflineBackend
@@ -59,7 +60,7 @@ def test_handout_holds_the_approved_text_and_approver(db_url: str, tmp_path: Pat
     d = views.get_run(run_id)
     approved = d.draft(d.approved_draft_id)
     assert approved is not None
-    data = export_pdf(run_id)
+    data = export(views.get_run(run_id), "pdf")
     assert data[:5] == b"%PDF-"
     text = pdf_text(data, tmp_path)
     handout = parse_handout(approved.content)
@@ -90,7 +91,7 @@ def test_emoji_and_right_to_left_text_never_break_it(db_url: str, tmp_path: Path
     content = content.replace("## Reflection\n\n",
                               "## Reflection\n\n" + "".join(f"- {x}\n" for x in extra))
     run_id = approved_run(edit=content)
-    data = export_pdf(run_id)
+    data = export(views.get_run(run_id), "pdf")
     (tmp_path / "unicode.pdf").write_bytes(data)
     text = pdf_text(data, tmp_path)
     assert "How did it feel?" in text and "(Hebrew)" in text
@@ -111,17 +112,17 @@ def test_without_a_unicode_font_it_falls_back_to_the_core_font(
     drive(run_id)
     content = views.get_run(run_id).current.content  # type: ignore[union-attr]
     run_id = approved_run(edit=content + "\n\nCafé crème — “quotes” 🙂 שלום\n")
-    text = pdf_text(export_pdf(run_id), tmp_path)
+    text = pdf_text(export(views.get_run(run_id), "pdf"), tmp_path)
     assert "Café crème" in text and "Approved by Dr. Noor Haddad" in text
 
 
 def test_only_an_approved_protocol_is_printed(db_url: str) -> None:
     run_id = service.start_run(kind="protocol", input=INTENT, actor="dr. lee")
     with pytest.raises(InvalidState, match="not approved yet"):
-        export_pdf(run_id)
+        export(views.get_run(run_id), "pdf")
     drive(run_id)
     with pytest.raises(InvalidState, match="not approved yet"):
-        export_pdf(run_id)
+        export(views.get_run(run_id), "pdf")
 
 
 def test_parse_handout_reads_a_person_edited_layout() -> None:

@@ -15,7 +15,7 @@ from db.models import RunStatus
 from engine.channels import LABELS, FormattedMessage
 from engine.creators import ShortlistEntry, edit_shortlist, list_creators, shortlist_from_text
 from engine.errors import ServiceError
-from engine.exports.campaign import export_campaign_csv, stage_approvals
+from engine.exports.campaign import messages_csv, stage_approvals
 from engine.highlight import segments
 from engine.outreach import Message, parse_outreach
 from engine.pipelines.campaign_models import STAGE_LABELS, STAGES, sections, table_rows
@@ -280,5 +280,5 @@ def _csv(detail: RunDetail) -> None:
     st.download_button(
         "Messages as CSV (per creator and channel)" if approved
         else "Messages as CSV (not approved yet)",
-        data=export_campaign_csv(detail.id), file_name=f"draftroom-run-{detail.id}-messages.csv",
+        data=messages_csv(detail), file_name=f"draftroom-run-{detail.id}-messages.csv",
         mime="text/csv", icon=":material/table:", key=f"csv_{detail.id}", on_click="ignore")

@@ -5,15 +5,18 @@ from __future__ import annotations
 
 import csv
 import io
-
-from pydantic import BaseModel
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from engine.outreach import parse_outreach
 from engine.pipelines.campaign_models import STAGE_LABELS, STAGES
-from engine.views import ActionView, DraftView, RunDetail, get_run
+
+if TYPE_CHECKING:  # the pipelines name these exports, and views reads the pipelines
+    from engine.views import ActionView, DraftView, RunDetail
 
 
-class StageApproval(BaseModel):
+@dataclass(frozen=True)
+class StageApproval:
     stage: str
     draft: DraftView
     action: ActionView
@@ -92,8 +95,7 @@ def _approvals_footer(detail: RunDetail) -> str:
             + "\n".join(lines) + "\n")
 
 
-def export_campaign_markdown(run_id: int) -> str:
-    d = get_run(run_id)
+def campaign_markdown(d: RunDetail) -> str:
     plan = stage_approvals(d).get("plan")
     if plan is not None:
         head = plan.draft.content.rstrip()
@@ -110,10 +112,9 @@ CSV_COLUMNS = ("creator_handle", "creator_name", "channel", "subject", "text", "
                "characters", "limit", "problems", "outreach_version", "approved")
 
 
-def export_campaign_csv(run_id: int) -> str:
+def messages_csv(d: RunDetail) -> str:
     """One row per creator and channel: the message as it will be sent (SMS parts joined by
     blank lines, each with its "(i/n)" marker)."""
-    d = get_run(run_id)
     draft, approved = _outreach(d)
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")

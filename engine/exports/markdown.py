@@ -1,19 +1,17 @@
-"""Exports of a run for people: the approved (or current) draft as Markdown."""
+"""A protocol run as Markdown: the approved (or current) draft with who approved it."""
 
 from __future__ import annotations
 
-from engine.views import get_run
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from engine.views import RunDetail
 
 
-def export_markdown(run_id: int) -> str:
-    d = get_run(run_id)
-    if d.kind == "campaign":  # the plan with every message as it will be sent
-        from engine.exports.campaign import export_campaign_markdown
-
-        return export_campaign_markdown(run_id)
+def protocol_markdown(d: RunDetail) -> str:
     draft = d.draft(d.approved_draft_id) or d.current
     if draft is None:
-        return f"<!-- run {run_id} has no draft yet -->\n"
+        return f"<!-- run {d.id} has no draft yet -->\n"
     approval = next((a for a in reversed(d.actions) if a.action.startswith("approve")), None)
     footer = (
         f"\n---\n\n*Approved by {approval.actor} on {approval.at:%Y-%m-%d} "

@@ -16,15 +16,18 @@ import unicodedata
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from fpdf import FPDF
 from fpdf.bidi import BIDI_BRACKETS, BidiParagraph, auto_detect_base_direction
 from fpdf.enums import MethodReturnValue, TextDirection, XPos, YPos
 
 from engine.errors import InvalidState
-from engine.views import get_run
 
-__all__ = ["Handout", "parse_handout", "render_handout", "export_pdf", "find_fonts"]
+if TYPE_CHECKING:  # the pipelines name this export, and views reads the pipelines
+    from engine.views import RunDetail
+
+__all__ = ["Handout", "parse_handout", "render_handout", "protocol_handout", "find_fonts"]
 
 FONT_DIRS = ("/usr/share/fonts/truetype/dejavu", "/usr/share/fonts/dejavu",
              "/usr/share/fonts/TTF", "/usr/local/share/fonts", "/Library/Fonts",
@@ -317,18 +320,17 @@ def render_handout(handout: Handout, *, footer: str, subtitle: str = "",
     return bytes(pdf.output())
 
 
-def export_pdf(run_id: int) -> bytes:
+def protocol_handout(d: RunDetail) -> bytes:
     """The approved version of a protocol run as a PDF handout. Refused (InvalidState) for a
     run that is not approved or is not a protocol."""
-    d = get_run(run_id)
     if d.kind != "protocol":
-        raise InvalidState(f"Run {run_id} is a {d.kind}: only protocols export as a PDF "
+        raise InvalidState(f"Run {d.id} is a {d.kind}: only protocols export as a PDF "
                            "handout (use Markdown or CSV).")
     draft = d.draft(d.approved_draft_id)
     approval = next((a for a in reversed(d.actions) if a.action.startswith("approve")
                      and a.draft_id == d.approved_draft_id), None)
     if draft is None or approval is None or d.status != "approved":
-        raise InvalidState(f"Run {run_id} is not approved yet ({d.status.replace('_', ' ')}): "
+        raise InvalidState(f"Run {d.id} is not approved yet ({d.status.replace('_', ' ')}): "
                            "only an approved version is printed as a handout.")
     footer = (f"Approved by {approval.actor} on {_date(approval.at)} · version {draft.version}"
               f" · Draftroom run {d.id}")

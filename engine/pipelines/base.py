@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -99,6 +99,8 @@ class Pipeline:
     """What its deterministic checks' flags are called to a person ("compliance" flags)."""
     stage_context: Callable[[Any, int, str], dict[str, Any]] | None = None
     """(session, run id, stage) -> context for the drafter, e.g. earlier approved stages."""
+    exports: Mapping[str, Callable[[Any], str | bytes]] = field(default_factory=dict)
+    """Format -> exporter of the run's read model (engine/exports/hooks.py); JSON is common."""
 
     def stage(self, name: str) -> StageSpec:
         for s in self.stages:

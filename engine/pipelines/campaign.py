@@ -15,6 +15,7 @@ from db.models import Draft, HumanAction, Run
 from engine.brands import load_brand
 from engine.checks.compliance import campaign_checks
 from engine.creators import as_context, directory, rank_creators, resolve_shortlist
+from engine.exports.hooks import CAMPAIGN_EXPORTS
 from engine.pipelines import campaign_offline as offline
 from engine.pipelines.base import AgentSpec, DraftTask, Pipeline, Review, ReviewTask, StageSpec
 from engine.pipelines.campaign_evaluator import review_campaign
@@ -233,4 +234,5 @@ CAMPAIGN = Pipeline(
     ),
     title=_title,
     stage_context=stage_context,
+    exports=CAMPAIGN_EXPORTS,
 )

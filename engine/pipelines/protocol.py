@@ -10,6 +10,7 @@ from pydantic import BaseModel, Field, field_validator
 
 from engine.checks.base import CheckResult
 from engine.checks.safety import screen_protocol
+from engine.exports.hooks import PROTOCOL_EXPORTS
 from engine.pipelines import protocol_critics as critics
 from engine.pipelines import protocol_offline as offline
 from engine.pipelines.base import (
@@ -202,4 +203,5 @@ PROTOCOL = Pipeline(
         ),
     ),
     title=lambda i: (i.intent if len(i.intent) <= 80 else i.intent[:77] + "..."),
+    exports=PROTOCOL_EXPORTS,
 )

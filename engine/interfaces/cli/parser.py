@@ -98,10 +98,13 @@ def build_parser() -> argparse.ArgumentParser:
     mg = sub.add_parser("migrate", help="create or upgrade the database schema")
     mg.set_defaults(fn=ops.cmd_migrate)
 
-    ex = sub.add_parser("export", help="export a run")
-    ex.add_argument("run_id", type=int)
-    ex.add_argument("--format", choices=["md", "json", "pdf"], default="md")
-    ex.add_argument("--output", "-o", help="where to write the PDF (default: run-ID.pdf)")
+    ex = sub.add_parser("export", help="export a run: md, json, pdf (protocols), csv (campaigns)")
+    ex.add_argument("run_id", type=int, help="the run's id")
+    ex.add_argument("--format", choices=["md", "json", "pdf", "csv"], default="md",
+                    help="md (default), json; pdf: an approved protocol's handout; "
+                         "csv: a campaign's messages")
+    ex.add_argument("--output", "-o", help="write to this file (a PDF's default: run-ID.pdf; "
+                                           "text goes to stdout)")
     ex.set_defaults(fn=ops.cmd_export)
 
     mc = sub.add_parser("mcp", help="serve Draftroom over MCP (stdio, or HTTP on 127.0.0.1)")
