@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -13,12 +12,13 @@ from sqlalchemy.exc import OperationalError, ProgrammingError
 from sqlmodel import Session, SQLModel, create_engine
 
 from db import models  # noqa: F401  (registers every table on SQLModel.metadata)
+from engine.config import settings
 
 DEFAULT_URL = "sqlite:///draftroom.db"
 
 
 def database_url() -> str:
-    return os.environ.get("DATABASE_URL") or DEFAULT_URL
+    return settings().database_url
 
 
 def _sqlite_pragmas(dbapi_conn, _record) -> None:  # type: ignore[no-untyped-def]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import time
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -13,6 +12,7 @@ from sqlalchemy.engine import Connection
 
 from db.models import utcnow
 from db.session import get_engine, session_scope
+from engine.config import settings
 from engine.llm.base import AgentCall, LLMBackend, LLMError
 from engine.llm.offline import estimate_tokens
 from engine.loop_sql import INSERT_CALL, run_spend
@@ -144,7 +144,8 @@ def _redact_message(text: str, _key: str | None, _pii: str | None) -> str:
 
 
 def _redact_request(messages: list[dict[str, str]]) -> dict[str, Any]:
-    key, pii = os.environ.get("OPENAI_API_KEY"), os.environ.get("DRAFTROOM_REDACT_PII")
+    s = settings()
+    key, pii = s.openai_api_key, str(s.redact_pii)
     return {
         "messages": [{**m, "content": _redact_message(m["content"], key, pii)} for m in messages]
     }

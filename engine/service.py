@@ -19,9 +19,9 @@ from db.prepared import Prepared
 from db.session import get_engine, session_scope
 from engine.errors import ApprovalBlocked, InvalidInput, InvalidState, NotFound, StaleRun
 from engine.identity import require
+from engine.ops_settings import default_run_budget_usd
 from engine.pipelines.registry import PIPELINES, get_pipeline
 from engine.redact import redact_secrets, redact_secrets_text
-from engine.settings import default_run_budget_usd
 from engine.text import clean_text, content_hash
 from engine.validation import parse_input
 

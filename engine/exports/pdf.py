@@ -10,7 +10,6 @@ transliterated or replaced, so an export never fails on the text it holds."""
 
 from __future__ import annotations
 
-import os
 import re
 import unicodedata
 from dataclasses import dataclass, field
@@ -22,6 +21,7 @@ from fpdf import FPDF
 from fpdf.bidi import BIDI_BRACKETS, BidiParagraph, auto_detect_base_direction
 from fpdf.enums import MethodReturnValue, TextDirection, XPos, YPos
 
+from engine.config import settings
 from engine.errors import InvalidState
 
 if TYPE_CHECKING:  # the pipelines name this export, and views reads the pipelines
@@ -133,7 +133,7 @@ def parse_handout(markdown: str, fallback_title: str = "CBT exercise") -> Handou
 
 def find_fonts() -> dict[str, Path] | None:
     """The DejaVu Sans files (regular, bold, oblique), or None when there are none."""
-    own = os.environ.get("DRAFTROOM_PDF_FONT_DIR")
+    own = settings().pdf_font_dir
     for d in [*([own] if own else []), *FONT_DIRS]:
         paths = {style: Path(d) / name for style, name in FONT_FILES.items()}
         if paths[""].is_file():

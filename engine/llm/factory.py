@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import os
-
+from engine.config import settings
 from engine.llm.base import LLMBackend
 
 
@@ -13,11 +12,9 @@ def backend_from_env() -> LLMBackend:
     DRAFTROOM_BACKEND=offline forces the offline backend even when a key is set;
     DRAFTROOM_BACKEND=openai forces the openai one (and fails clearly when it has no key).
     """
-    forced = os.environ.get("DRAFTROOM_BACKEND", "").strip().lower()
-    configured = bool(
-        os.environ.get("OPENAI_API_KEY", "").strip()
-        or os.environ.get("OPENAI_BASE_URL", "").strip()
-    )
+    s = settings()
+    forced = s.backend
+    configured = bool(s.openai_api_key or s.openai_base_url)
     if forced == "openai" or (forced != "offline" and configured):
         from engine.llm.openai_backend import OpenAIBackend
 

@@ -12,7 +12,6 @@ transport failures, 429 and 5xx are the SDK's own (exponential backoff, honours 
 from __future__ import annotations
 
 import json
-import os
 import re
 import threading
 from typing import Any, Literal
@@ -22,6 +21,7 @@ import openai
 from openai.types.chat import ChatCompletion
 from pydantic import BaseModel, ValidationError
 
+from engine.config import settings
 from engine.llm.base import AgentCall, LLMError, LLMResponse, T, Usage
 
 DEFAULT_MODEL = "gpt-4.1-mini"
@@ -50,32 +50,6 @@ class _FormatRejected(Exception):
     def __init__(self, err: openai.APIStatusError) -> None:
         super().__init__(str(err))
         self.err = err
-
-
-def _env_float(name: str, default: float) -> float:
-    raw = os.environ.get(name, "").strip()
-    if not raw:
-        return default
-    try:
-        value = float(raw)
-    except ValueError:
-        raise ValueError(f"{name} must be a number of seconds, got {raw!r}") from None
-    if value <= 0:
-        raise ValueError(f"{name} must be positive, got {raw!r}")
-    return value
-
-
-def _env_int(name: str, default: int) -> int:
-    raw = os.environ.get(name, "").strip()
-    if not raw:
-        return default
-    try:
-        value = int(raw)
-    except ValueError:
-        raise ValueError(f"{name} must be a whole number, got {raw!r}") from None
-    if value < 0:
-        raise ValueError(f"{name} must be 0 or more, got {raw!r}")
-    return value
 
 
 def _schema_of(output_type: type[BaseModel]) -> dict[str, Any]:
@@ -189,9 +163,10 @@ class OpenAIBackend:
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> None:
-        self.model = model or os.environ.get("OPENAI_MODEL") or DEFAULT_MODEL
-        base_url = base_url or os.environ.get("OPENAI_BASE_URL") or None
-        api_key = api_key or os.environ.get("OPENAI_API_KEY") or None
+        config = settings()
+        self.model = model or config.openai_model or DEFAULT_MODEL
+        base_url = base_url or config.openai_base_url
+        api_key = api_key or config.openai_api_key
         if api_key is None:
             if base_url is None:
                 raise LLMError(
@@ -199,16 +174,8 @@ class OpenAIBackend:
                     "No OpenAI API key: set OPENAI_API_KEY, or OPENAI_BASE_URL for a local server.",
                 )
             api_key = "not-needed"  # local servers (Ollama, vLLM, llama.cpp) ignore the key
-        self.timeout = (
-            timeout
-            if timeout is not None
-            else _env_float("DRAFTROOM_LLM_TIMEOUT", DEFAULT_TIMEOUT_S)
-        )
-        self.max_retries = (
-            max_retries
-            if max_retries is not None
-            else _env_int("DRAFTROOM_LLM_RETRIES", DEFAULT_RETRIES)
-        )
+        self.timeout = timeout if timeout is not None else config.llm_timeout
+        self.max_retries = max_retries if max_retries is not None else config.llm_retries
         self._key = api_key
         self._requests = threading.local()
         self._client = openai.OpenAI(

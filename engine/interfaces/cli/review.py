@@ -6,18 +6,18 @@ from __future__ import annotations
 import argparse
 import getpass
 import json
-import os
 import sys
 from typing import Any
 
 from engine import service, views
+from engine.config import settings
 from engine.errors import ServiceError
 from engine.supervisor import StepEvent
 
 
 def actor_default() -> str:
     try:
-        return os.environ.get("DRAFTROOM_USER") or getpass.getuser()
+        return settings().user or getpass.getuser()
     except Exception:
         return "cli"
 
