@@ -24,13 +24,13 @@ def measure(runs: int, latency: float = LATENCY_S) -> dict[str, list[float]]:
     from db.models import LLMCall, Step
     from db.session import session_scope
     from engine import service
-    from engine.agents import CallContext, run_agent
     from engine.llm.openai_backend import OpenAIBackend
+    from engine.loop.agents import CallContext, run_agent
+    from engine.loop.worker import Worker
     from engine.pipelines.base import ReviewTask
     from engine.pipelines.registry import get_pipeline
-    from engine.worker import Worker
-    from tests.fake_openai import FakeOpenAI
-    from tests.utils.protocol_responder import ProtocolTeam
+    from testkit.fake_openai import FakeOpenAI
+    from testkit.protocol_team import ProtocolTeam
 
     out: dict[str, list[float]] = {"step": [], "slowest": [], "sequential": []}
     with FakeOpenAI(latency=latency) as server:

@@ -56,7 +56,7 @@ def build_graph(checkpointer: Any, pipeline: Any) -> Any:
     """The compiled graph; `pipeline` is the protocol pipeline (or its timed copy)."""
     from langgraph.graph import END, START, StateGraph
 
-    from engine.decide import (
+    from engine.loop.decide import (
         as_review,
         combine_review,
         gate,

@@ -14,9 +14,9 @@ from db.session import session_scope
 from engine import branch, service, views
 from engine.errors import ApprovalBlocked, InvalidInput, NotFound
 from engine.interfaces.cli import main
-from engine.leases import claim_run
 from engine.llm.offline import OfflineBackend
-from engine.supervisor import Supervisor
+from engine.loop.leases import claim_run
+from engine.loop.supervisor import Supervisor
 from tests.factories import INTENT
 from ui.branch import changed_params, lineage_links
 

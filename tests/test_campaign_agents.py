@@ -10,20 +10,14 @@ from openai.lib._pydantic import to_strict_json_schema
 
 from engine import service, views
 from engine.brands import list_brands
-from engine.leases import claim_run
 from engine.llm.openai_backend import OpenAIBackend
+from engine.loop.leases import claim_run
+from engine.loop.supervisor import Supervisor
 from engine.pipelines.base import DraftTask, NoteOut, ReviewTask
 from engine.pipelines.campaign import CAMPAIGN
 from engine.pipelines.campaign_evaluator import review_campaign
 from engine.pipelines.campaign_offline import draft_brief, sanitize
-from engine.supervisor import Supervisor
-
-try:
-    from tests.fake_openai import FakeOpenAI, fake_openai_server
-except ImportError:  # pragma: no cover
-    from fake_openai import FakeOpenAI, fake_openai_server  # type: ignore[no-redef]
-
-__all__ = ["fake_openai_server"]
+from testkit.fake_openai import FakeOpenAI
 
 
 @pytest.fixture

@@ -12,12 +12,12 @@ from engine import service, views
 from engine.brands import list_brands
 from engine.creators import edit_shortlist, parse_shortlist
 from engine.errors import ApprovalBlocked, InvalidInput, InvalidState
-from engine.leases import claim_run
 from engine.llm.base import AgentCall, LLMResponse
 from engine.llm.offline import OfflineBackend
+from engine.loop.leases import claim_run
+from engine.loop.supervisor import Supervisor
 from engine.outreach import parse_outreach
 from engine.pipelines.campaign_models import CampaignInput
-from engine.supervisor import Supervisor
 from tests.factories import review
 from tests.utils.scripted import ScriptedModel
 

@@ -23,8 +23,8 @@ from db.models import Flag, HumanAction, Run, RunStatus, Score
 from db.session import get_engine, session_scope
 from engine import service, views
 from engine.errors import ApprovalBlocked, InvalidInput, ServiceError
-from engine.leases import claim_run
-from engine.supervisor import Supervisor
+from engine.loop.leases import claim_run
+from engine.loop.supervisor import Supervisor
 from tests.conftest import ARTIFACTS
 from tests.factories import (
     GOOD_CLINICAL,

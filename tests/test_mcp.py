@@ -16,10 +16,10 @@ from typing import Any
 from mcp import Client, StdioServerParameters
 
 from engine import service, views
-from engine.leases import claim_run
 from engine.llm.offline import OfflineBackend
+from engine.loop.leases import claim_run
+from engine.loop.supervisor import Supervisor
 from engine.pipelines.registry import PIPELINES
-from engine.supervisor import Supervisor
 
 ROOT = Path(__file__).resolve().parent.parent
 UNSAFE = "\n\n## Extra\n\nStop taking your medication when you feel calmer.\n"

@@ -16,9 +16,9 @@ from engine.exports import pdf as pdf_export
 from engine.exports.formats import export
 from engine.exports.pdf import parse_handout
 from engine.interfaces.cli import main
-from engine.leases import claim_run
 from engine.llm.offline import OfflineBackend
-from engine.supervisor import Supervisor
+from engine.loop.leases import claim_run
+from engine.loop.supervisor import Supervisor
 from tests.factories import INTENT
 
 needs_poppler = pytest.mark.skipif(shutil.which("pdftotext") is None

@@ -18,11 +18,11 @@ from db.session import session_scope
 from engine import prompt_versions as pv
 from engine import service
 from engine.errors import InvalidInput, NotFound
-from engine.leases import claim_run
 from engine.llm.offline import OfflineBackend
+from engine.loop.leases import claim_run
+from engine.loop.supervisor import Supervisor
 from engine.pipelines.protocol import DRAFTER_PROMPT, SAFETY_PROMPT, THRESHOLDS
 from engine.pipelines.registry import PIPELINES
-from engine.supervisor import Supervisor
 from tests.factories import INTENT
 from ui.prompt_figures import comparison_figure, comparison_rows
 

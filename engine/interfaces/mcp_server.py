@@ -121,7 +121,7 @@ def run_out(run_id: int) -> RunOut:
 def drive(run_id: int, timeout: float = WAIT_SECONDS) -> None:
     """Drive a queued run here until it waits for a person; if another worker holds it,
     wait (polling) until it stops being active or the timeout passes."""
-    from engine.worker import Worker
+    from engine.loop.worker import Worker
 
     if Worker().run_given(run_id) is not None:
         return
@@ -324,7 +324,7 @@ def _campaign_description() -> str:
 
 
 def _start_worker() -> threading.Event:
-    from engine.worker import Worker
+    from engine.loop.worker import Worker
 
     stop = threading.Event()
     worker = Worker()

@@ -24,7 +24,7 @@ def cmd_worker(a: argparse.Namespace) -> int:
     import signal
     import threading
 
-    from engine.worker import Worker
+    from engine.loop.worker import Worker
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     stop = threading.Event()

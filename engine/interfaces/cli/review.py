@@ -12,7 +12,7 @@ from typing import Any
 from engine import service, views
 from engine.config import settings
 from engine.errors import ServiceError
-from engine.supervisor import StepEvent
+from engine.loop.steps import StepEvent
 
 
 def actor_default() -> str:
@@ -35,7 +35,7 @@ def _fmt_scores(scores: dict[str, float]) -> str:
 
 def _drive(run_id: int) -> int:
     """Run the loop here, in this process, until the run waits for a person."""
-    from engine.worker import Worker
+    from engine.loop.worker import Worker
 
     worker = Worker(on_event=_print_event)
     status = worker.run_given(run_id)

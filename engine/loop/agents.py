@@ -15,7 +15,7 @@ from db.session import get_engine, session_scope
 from engine.config import settings
 from engine.llm.base import AgentCall, LLMBackend, LLMError
 from engine.llm.offline import estimate_tokens
-from engine.loop_sql import INSERT_CALL, run_spend
+from engine.loop.sql import INSERT_CALL, run_spend
 from engine.pipelines.base import AgentSpec
 from engine.pricing import PRICE_BOOK, call_cost
 from engine.prompts import ResolvedPrompt, resolve_prompt

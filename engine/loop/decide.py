@@ -1,6 +1,6 @@
 """The supervisor's decision, as plain functions: critic scores bound by the deterministic
 checks, the thresholds and the gate, and the board of a stage's versions it picks the best
-from. No model and no ORM session: the loop (engine/supervisor.py) calls these inside the
+from. No model and no ORM session: the loop (engine/loop/) calls these inside the
 review's transaction; the LangGraph bench calls the same ones."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from typing import Any
 
 from sqlalchemy.engine import Connection
 
-from engine.loop_sql import SEL_BOARD
+from engine.loop.sql import SEL_BOARD
 from engine.pipelines.base import Review, StageSpec
 
 

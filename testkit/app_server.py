@@ -1,5 +1,5 @@
 """Start `streamlit run app.py` on a free localhost port with its own database, and stop it.
-Used by the browser tests (and handy by hand: `python -m tests.e2e.server`)."""
+Used by the browser tests (and handy by hand: `python -m testkit.app_server`)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update",

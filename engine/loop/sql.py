@@ -146,6 +146,14 @@ SEL_BOARD = Prepared(union_all(
     select(literal("c"), _NO_INT, _NO_INT, _NO_TEXT, cast(func.sum(CALL_T.c.cost_usd), Float))
     .where(CALL_T.c.run_id == param("b_run")),
 ))
+# A current draft that is not on its stage's board (the decision reads its scores and flags).
+SEL_SCORES = Prepared(
+    select(SCORE_T.c.name, SCORE_T.c.value).where(SCORE_T.c.draft_id == param("b_draft"))
+)
+SEL_BLOCKING = Prepared(
+    select(FLAG_T.c.category)
+    .where(FLAG_T.c.draft_id == param("b_draft"), FLAG_T.c.blocking.is_(True))
+)
 SEL_SPEND = Prepared(
     select(func.sum(CALL_T.c.cost_usd)).where(CALL_T.c.run_id == param("b_run"))
 )

@@ -8,16 +8,17 @@ import threading
 import time
 from collections.abc import Callable
 
-from engine.leases import (
+from engine.llm.base import LLMBackend
+from engine.loop.leases import (
     heartbeat,
     lease_owner,
     lease_seconds,
     new_worker_id,
     release_all,
 )
-from engine.llm.base import LLMBackend
+from engine.loop.steps import StepEvent
+from engine.loop.supervisor import Supervisor
 from engine.redact import install_log_redaction
-from engine.supervisor import StepEvent, Supervisor
 
 log = logging.getLogger("draftroom.worker")
 
