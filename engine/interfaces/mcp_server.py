@@ -341,6 +341,9 @@ def serve(*, http_port: int | None = None, worker: bool = False) -> None:
     server = build_server()
     # fpdf2 subsets fonts through fontTools, which logs every table at INFO.
     logging.getLogger("fontTools").setLevel(logging.WARNING)
+    # The MCP SDK logs at INFO to stderr, where a stdio client shows every line: Alembic's
+    # "Context impl SQLiteImpl." on each start is noise to it.
+    logging.getLogger("alembic").setLevel(logging.WARNING)
     # The schema is made here, once, before a worker thread and request threads could
     # both try to create it.
     get_engine()

@@ -40,6 +40,12 @@ def cmd_worker(a: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_serve(a: argparse.Namespace) -> int:
+    from engine.interfaces.serve import serve
+
+    return serve(port=a.port)
+
+
 def cmd_migrate(_a: argparse.Namespace) -> int:
     from db.migrate import migrate
 
