@@ -43,6 +43,10 @@ class Settings(BaseModel):
     user: str | None = Field(None, alias="DRAFTROOM_USER")
     server_address: str = Field("127.0.0.1", alias="DRAFTROOM_SERVER_ADDRESS")
     """Where `make run` serves the app; anything but loopback needs sign-in ([auth])."""
+    require_signin: bool | None = Field(None, alias="DRAFTROOM_REQUIRE_SIGNIN")
+    """Force sign-in on (1) or off (0); unset: on when secrets.toml has [auth]."""
+    mcp_token: str | None = Field(None, alias="DRAFTROOM_MCP_TOKEN")
+    mcp_token_name: str | None = Field(None, alias="DRAFTROOM_MCP_TOKEN_NAME")
 
     @field_validator("backend", mode="before")
     @classmethod
@@ -62,6 +66,7 @@ EXPECTS = {
     "DRAFTROOM_LEASE_SECONDS": "a number of seconds above 0",
     "DRAFTROOM_REDACT_PII": "1 or 0 (true/false, yes/no, on/off)",
     "DRAFTROOM_INAPP_WORKER": "1 or 0 (true/false, yes/no, on/off)",
+    "DRAFTROOM_REQUIRE_SIGNIN": "1 or 0 (true/false, yes/no), or unset",
 }
 VARIABLES = tuple(f.alias for f in Settings.model_fields.values() if f.alias)
 

@@ -5,18 +5,15 @@ from __future__ import annotations
 
 import csv
 import io
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
-from engine.outreach import parse_outreach
-from engine.pipelines.campaign_models import STAGE_LABELS, STAGES
+from pydantic import BaseModel
 
-if TYPE_CHECKING:  # the pipelines name these exports, and views reads the pipelines
-    from engine.views import ActionView, DraftView, RunDetail
+from engine.pipelines.campaign.models import STAGE_LABELS, STAGES
+from engine.pipelines.campaign.outreach import parse_outreach
+from engine.views import ActionView, DraftView, RunDetail
 
 
-@dataclass(frozen=True)
-class StageApproval:
+class StageApproval(BaseModel):
     stage: str
     draft: DraftView
     action: ActionView

@@ -1,23 +1,20 @@
-"""A protocol run as Markdown: the approved (or current) draft with who approved it."""
+"""A protocol run as Markdown: the approved (or current) draft, with who approved it and how
+(engine/exports/provenance.py); a version that is not approved is marked DRAFT at its top
+and its end."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from engine.views import RunDetail
+from engine.exports.provenance import DRAFT_MARK, provenance
+from engine.views import RunDetail
 
 
 def protocol_markdown(d: RunDetail) -> str:
     draft = d.draft(d.approved_draft_id) or d.current
     if draft is None:
         return f"<!-- run {d.id} has no draft yet -->\n"
-    approval = next((a for a in reversed(d.actions) if a.action.startswith("approve")), None)
-    footer = (
-        f"\n---\n\n*Approved by {approval.actor} on {approval.at:%Y-%m-%d} "
-        f"(version {draft.version}, Draftroom run {d.id}).*\n"
-        if approval and d.approved_draft_id == draft.id
-        else f"\n---\n\n*Not approved: status {d.status}, version {draft.version}, "
-        f"Draftroom run {d.id}.*\n"
-    )
-    return draft.content.rstrip() + "\n" + footer
+    prov = provenance(d, draft)
+    lines = "\n".join(f"- {line}" for line in prov.lines())
+    if not prov.approved:
+        return (f"> **{DRAFT_MARK}**\n\n" + draft.content.rstrip()
+                + f"\n\n---\n\n{lines}\n")
+    return draft.content.rstrip() + f"\n\n---\n\n**Approval**\n\n{lines}\n"

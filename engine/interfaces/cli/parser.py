@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from engine.interfaces.cli import ops, review
+from engine.interfaces.cli import governance, ops, review
 
 RUN_ID = "the run's id (see `list`)"
 
@@ -186,4 +186,5 @@ def build_parser() -> argparse.ArgumentParser:
                     help="POST the OTLP spans to the collector ($DRAFTROOM_OTLP_ENDPOINT)")
     et.add_argument("--endpoint", help="collector URL (default: $DRAFTROOM_OTLP_ENDPOINT)")
     et.set_defaults(fn=ops.cmd_export_trace)
+    governance.register(sub, actor)  # audit verify, assign, policy, mcp-token
     return p
