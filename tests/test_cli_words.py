@@ -93,15 +93,26 @@ def test_show_puts_each_note_under_its_version(db_url: str,
     assert "notes:" not in lines  # no ungrouped block of every version's notes
 
 
+def undocumented(parser: argparse.ArgumentParser, path: str = "") -> list[str]:
+    """Every command, subcommand and option below `parser` without a line of help."""
+    missing = []
+    for action in parser._actions:
+        if isinstance(action, argparse._HelpAction):
+            continue
+        if isinstance(action, argparse._SubParsersAction):
+            helps = {c.dest: c.help for c in action._choices_actions}
+            for name, command in action.choices.items():
+                if not helps.get(name):
+                    missing.append(f"{path}{name}")
+                missing += undocumented(command, f"{path}{name} ")
+        elif not action.help:
+            missing.append(f"{path}{'/'.join(action.option_strings) or action.dest}")
+    return missing
+
+
 def test_every_command_and_option_has_help() -> None:
     parser = build_parser()
-    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
-    listed = {c.dest: c.help for c in sub._choices_actions}
-    missing = [name for name, text in listed.items() if not text]
-    for name, command in sub.choices.items():
-        missing += [f"{name} {a.option_strings or a.dest}" for a in command._actions
-                    if not a.help and not isinstance(a, argparse._HelpAction)]
-    assert missing == []
+    assert undocumented(parser) == []
     text = parser.format_help()
     for name in ("approve", "reject", "halt", "resume", "serve", "budget"):
         assert f"    {name} " in text
