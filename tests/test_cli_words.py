@@ -155,12 +155,12 @@ def test_the_mcp_server_writes_nothing_to_stderr_on_start(tmp_path: Path) -> Non
     assert done.stderr == ""
 
 
-def test_a_campaign_exports_its_messages_as_csv_and_says_so_when_asked_for_a_pdf(
+def test_a_campaign_exports_its_messages_as_csv_and_a_pdf_once_it_has_a_plan(
         db_url: str, capsys: pytest.CaptureFixture[str]) -> None:
     from tests.test_campaign_pipeline import start
 
     run_id = start(channels=["sms", "email"])
     code, out, _ = cli(capsys, "export", str(run_id), "--format", "csv")
     assert code == 0 and out.startswith("creator_handle,creator_name,channel,")
-    code, _, err = cli(capsys, "export", str(run_id), "--format", "pdf")
-    assert code == 2 and "csv" in err and "markdown" in err
+    code, _, err = cli(capsys, "export", str(run_id), "--format", "pdf")  # no plan yet
+    assert code == 2 and "no plan yet" in err and "csv" in err

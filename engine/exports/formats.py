@@ -38,6 +38,3 @@ def export(detail: RunDetail, fmt: str) -> str | bytes:
                            f"{', '.join(formats(detail.kind))}, not {fmt}.")
     return exporter(detail)
 
-
-def file_name(detail: RunDetail, fmt: str) -> str:
-    return f"draftroom-run-{detail.id}.{MEDIA[fmt][1]}"

@@ -31,4 +31,5 @@ PROTOCOL_EXPORTS: Mapping[str, Exporter] = {
 CAMPAIGN_EXPORTS: Mapping[str, Exporter] = {
     "markdown": _on_use("engine.exports.campaign", "campaign_markdown"),
     "csv": _on_use("engine.exports.campaign", "messages_csv"),
+    "pdf": _on_use("engine.exports.plan_pdf", "plan_pdf"),
 }

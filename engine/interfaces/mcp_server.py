@@ -261,13 +261,13 @@ def build_server(*, http_port: int | None = None) -> MCPServer:
 
     @server.tool(structured_output=False,
                  description="Export a run: Markdown (the approved version, or the latest "
-                             "marked as not approved); for an approved protocol, a PDF "
-                             "handout returned as an embedded application/pdf resource; for a "
+                             "marked as not approved); PDF (a protocol's handout, a campaign's "
+                             "plan) returned as an embedded application/pdf resource; for a "
                              "campaign, CSV with one row per creator and channel.")
     def export_run(
         run_id: RunId,
         format: Annotated[Literal["markdown", "pdf", "csv"],
-                          Field(description="markdown, pdf (protocols) or csv (campaigns)")]
+                          Field(description="markdown, pdf, or csv (campaigns)")]
         = "markdown",
     ) -> list[TextContent | EmbeddedResource]:
         data = _call(_export, run_id, format)

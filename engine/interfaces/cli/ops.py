@@ -57,14 +57,14 @@ def cmd_migrate(_a: argparse.Namespace) -> int:
 def cmd_export(a: argparse.Namespace) -> int:
     """Text formats to stdout (or --output); a PDF to a file. A format this run's kind does
     not export as is refused, naming the ones it does."""
-    from engine.exports.formats import export
+    from engine.exports.formats import MEDIA, export
 
     fmt = "markdown" if a.format == "md" else a.format
     data = export(views.get_run(a.run_id), fmt)
     if isinstance(data, str) and not a.output:
         sys.stdout.write(data if data.endswith("\n") else data + "\n")
         return 0
-    path = a.output or f"run-{a.run_id}.{fmt}"
+    path = a.output or f"run-{a.run_id}.{MEDIA[fmt][1]}"
     raw = data.encode() if isinstance(data, str) else data
     with open(path, "wb") as fh:
         fh.write(raw)

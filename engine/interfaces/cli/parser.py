@@ -156,11 +156,11 @@ def build_parser() -> argparse.ArgumentParser:
     mg = command("migrate", "create or upgrade the database schema")
     mg.set_defaults(fn=ops.cmd_migrate)
 
-    ex = command("export", "export a run: md, json, pdf (protocols), csv (campaigns)")
+    ex = command("export", "export a run: md, json, pdf, csv (a campaign's messages)")
     run_id(ex)
     ex.add_argument("--format", choices=["md", "json", "pdf", "csv"], default="md",
-                    help="md (default), json; pdf: an approved protocol's handout; "
-                         "csv: a campaign's messages")
+                    help="md (default), json; pdf: a protocol's handout or a campaign's "
+                         "plan (DRAFT until approved); csv: a campaign's messages")
     ex.add_argument("--output", "-o",
                     help="write to this file (a PDF's default: run-ID.pdf; text: stdout)")
     ex.set_defaults(fn=ops.cmd_export)
