@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 from functools import lru_cache
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -69,11 +69,25 @@ EXPECTS = {
     "DRAFTROOM_REQUIRE_SIGNIN": "1 or 0 (true/false, yes/no), or unset",
 }
 VARIABLES = tuple(f.alias for f in Settings.model_fields.values() if f.alias)
+ALIAS = {name: f.alias for name, f in Settings.model_fields.items() if f.alias}
 
 
 def settings() -> Settings:
     """The settings as the environment says now (cached per distinct set of values)."""
     return _load(tuple(os.environ.get(name) for name in VARIABLES))
+
+
+def setting(name: str) -> Any:
+    """One setting, reading only its own variable: for the hot paths (redaction runs on every
+    stored message, the lease on every heartbeat), where reading all of them would cost more
+    than the work itself."""
+    return _one(name, os.environ.get(ALIAS[name]))
+
+
+@lru_cache(maxsize=256)
+def _one(name: str, value: str | None) -> Any:
+    alias = ALIAS[name]
+    return getattr(_load(tuple(value if v == alias else None for v in VARIABLES)), name)
 
 
 @lru_cache(maxsize=16)

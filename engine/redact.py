@@ -6,7 +6,7 @@ import logging
 import re
 from typing import Any
 
-from engine.config import settings
+from engine.config import setting
 
 _EMAIL = re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}")
 # Phone numbers: an optional +country code, then 7+ digits with common separators.
@@ -18,7 +18,7 @@ _API_KEY = re.compile(r"\bsk-[A-Za-z0-9_-]{8,}")
 
 
 def _pii_enabled() -> bool:
-    return settings().redact_pii
+    return bool(setting("redact_pii"))
 
 
 # Identifiers that end in digits ("worker-vm-1234567", "run_1234567", "id=4815162342"): the
@@ -57,7 +57,7 @@ def _phone_like(match: re.Match[str]) -> str:
 
 def redact_secrets_text(text: str) -> str:
     """API keys (the configured one, and anything shaped like one) out; everything else kept."""
-    key = settings().openai_api_key
+    key = setting("openai_api_key")
     if key and len(key) >= 8 and key in text:
         text = text.replace(key, "[api-key]")
     return _API_KEY.sub("[api-key]", text) if "sk-" in text else text  # the guard is cheaper

@@ -60,3 +60,16 @@ def test_a_bad_value_names_the_variable_and_what_it_accepts(
 def test_the_backend_switch_is_case_blind(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("DRAFTROOM_BACKEND", " Offline ")
     assert settings().backend == "offline"
+
+
+def test_one_setting_reads_only_its_variable_and_sees_changes(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from engine.config import setting
+
+    monkeypatch.setenv("DRAFTROOM_REDACT_PII", "0")
+    monkeypatch.setenv("DRAFTROOM_LLM_RETRIES", "lots")  # another variable's bad value
+    assert setting("redact_pii") is False
+    monkeypatch.setenv("DRAFTROOM_REDACT_PII", "yes")
+    assert setting("redact_pii") is True
+    with pytest.raises(ConfigError, match="DRAFTROOM_LLM_RETRIES must be a whole number"):
+        setting("llm_retries")

@@ -12,7 +12,7 @@ from sqlalchemy.engine import Connection
 
 from db.models import utcnow
 from db.session import get_engine, session_scope
-from engine.config import settings
+from engine.config import setting
 from engine.llm.base import AgentCall, LLMBackend, LLMError
 from engine.llm.offline.backend import estimate_tokens
 from engine.loop.sql import INSERT_CALL, run_spend
@@ -144,8 +144,7 @@ def _redact_message(text: str, _key: str | None, _pii: str | None) -> str:
 
 
 def _redact_request(messages: list[dict[str, str]]) -> dict[str, Any]:
-    s = settings()
-    key, pii = s.openai_api_key, str(s.redact_pii)
+    key, pii = setting("openai_api_key"), str(setting("redact_pii"))
     return {
         "messages": [{**m, "content": _redact_message(m["content"], key, pii)} for m in messages]
     }
