@@ -248,7 +248,7 @@ def test_the_run_page_shows_the_trail_verified_then_broken(db_url: str) -> None:
 
 
 def test_a_campaign_stage_needs_both_approvers_before_it_moves_on(db_url: str) -> None:
-    from engine.exports.markdown import export_markdown
+    from engine.exports.formats import export
     from tests.test_campaign_pipeline import drive, start
 
     set_policy(actor="admin", kind="campaign", roles=["marketer"], approvals=2)
@@ -257,11 +257,11 @@ def test_a_campaign_stage_needs_both_approvers_before_it_moves_on(db_url: str) -
     service.approve(run_id=run_id, actor="Mo Marketer")
     d = views.get_run(run_id)
     assert (d.status, d.stage) == (RunStatus.REVIEW, "brief")  # one of two: nothing moved
-    md = export_markdown(run_id)
+    md = export(views.get_run(run_id), "markdown")
     assert "DRAFT - NOT APPROVED" in md and "- Brief: not approved" in md
     service.approve(run_id=run_id, actor="Ann Other", verified=True)
     assert views.get_run(run_id).next_node == "advance"
-    md = export_markdown(run_id)
+    md = export(views.get_run(run_id), "markdown")
     assert ("- Brief: v1 approved by Mo Marketer (unverified), Ann Other (verified) on ") in md
     assert "(2 of 2 approvals)" in md
 
