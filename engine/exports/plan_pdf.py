@@ -5,59 +5,49 @@ every page. Fonts, footer and the DRAFT mark are the protocol handout's (pdf.py)
 
 from __future__ import annotations
 
-import re
-
 from fpdf.fonts import FontFace
 
+from engine import markdown as md
 from engine.errors import InvalidState
 from engine.exports.campaign import stage_approvals
 from engine.exports.pdf import ACCENT, INK, MUTED, RULE, _Handout, _heading
 from engine.exports.provenance import DRAFT_MARK
 from engine.views import DraftView, RunDetail
 
-_HEADING = re.compile(r"^(#{1,3})\s+(.*?)\s*#*\s*$")
-_BULLET = re.compile(r"^\s{0,3}[-*+]\s+(.*)$")
-_SEPARATOR = re.compile(r"^:?-{2,}:?$")
 HEADER_FILL = (241, 245, 249)
 
 
-def _cells(line: str) -> list[str]:
-    return [c.strip() for c in line.strip().strip("|").split("|")]
+def _table_block(lines: list[str]) -> tuple[str, object]:
+    rows = [md.split_row(line) for line in lines]
+    align = next((r for r in rows if md.is_separator(r)), [])
+    return "table", ([r for r in rows if r is not align], [c.endswith(":") for c in align])
+
+
+def _section_blocks(lines: list[str]) -> list[tuple[str, object]]:
+    """A section's paragraphs and lists (engine/markdown.py) with its pipe tables between."""
+    out: list[tuple[str, object]] = []
+    run: list[str] = []
+    in_table = False
+    for line in [*lines, ""]:
+        is_row = line.lstrip().startswith("|")
+        if is_row != in_table:
+            out += [_table_block(run)] if in_table else list(md.blocks(run))
+            run, in_table = [], is_row
+        run.append(line)
+    out += [_table_block(run)] if in_table and run else list(md.blocks(run))
+    return out
 
 
 def _blocks(markdown: str) -> tuple[str, list[tuple[str, object]]]:
-    """The title and, in order: ("h", heading), ("p", text), ("ul", items), ("table", rows
-    with the header first and a flag per column: right-aligned or not)."""
+    """The title (the first "# " heading) and, in order: ("h", heading), ("p", text),
+    ("ul"/"ol", items), ("table", (rows with the header first, right-aligned columns))."""
     title, out = "", []
-    lines = markdown.splitlines()
-    i = 0
-    while i < len(lines):
-        line = lines[i].rstrip()
-        heading = _HEADING.match(line)
-        if heading:
-            if len(heading.group(1)) == 1 and not title:
-                title = heading.group(2)
-            else:
-                out.append(("h", heading.group(2)))
-        elif line.lstrip().startswith("|"):
-            rows = []
-            while i < len(lines) and lines[i].lstrip().startswith("|"):
-                rows.append(_cells(lines[i]))
-                i += 1
-            align = next((r for r in rows if r and all(_SEPARATOR.match(c) for c in r)), [])
-            rows = [r for r in rows if r is not align]
-            out.append(("table", (rows, [c.endswith(":") for c in align])))
-            continue
-        elif _BULLET.match(line):
-            items = []
-            while i < len(lines) and _BULLET.match(lines[i]):
-                items.append(_BULLET.match(lines[i]).group(1))  # type: ignore[union-attr]
-                i += 1
-            out.append(("ul", items))
-            continue
-        elif line.strip():
-            out.append(("p", line.strip()))
-        i += 1
+    for sec in md.sections(markdown, max_level=2):
+        if sec.level == 1 and not title:
+            title = sec.title
+        elif sec.level:
+            out.append(("h", sec.title))
+        out += _section_blocks(sec.lines)
     return title, out
 
 
@@ -103,9 +93,10 @@ def render_plan(d: RunDetail, draft: DraftView, *, footer: str, draft_mark: str)
         elif kind == "p":
             pdf.para(str(body).replace("**", ""), size=10.5)
             pdf.ln(2)
-        elif kind == "ul":
-            for item in body:  # type: ignore[attr-defined]
-                pdf.para("\u2022  " + str(item).replace("**", ""), size=10.5, indent=3)
+        elif kind in ("ul", "ol"):
+            for n, item in enumerate(body, 1):  # type: ignore[arg-type]
+                mark = f"{n}." if kind == "ol" else "\u2022"
+                pdf.para(f"{mark}  " + str(item).replace("**", ""), size=10.5, indent=3)
             pdf.ln(2)
         else:
             rows, right = body  # type: ignore[misc]
