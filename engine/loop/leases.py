@@ -19,6 +19,7 @@ from db.models import Run
 from db.prepared import Prepared
 from db.session import get_engine, session_scope
 from engine import run_state
+from engine.config import setting
 from engine.loop.clock import SYSTEM_CLOCK, Clock
 from engine.loop.sql import VERSION_COL
 from engine.run_state import RunStatus
@@ -63,7 +64,7 @@ _HEARTBEAT = (
 
 
 def lease_seconds() -> float:
-    return float(os.environ.get("DRAFTROOM_LEASE_SECONDS", "30"))
+    return float(setting("lease_seconds"))
 
 
 def new_worker_id(prefix: str = "worker") -> str:
