@@ -60,8 +60,10 @@ class _RuleSet:
 
     def __init__(self, rules: list[Rule]):
         self.rules = rules
-        joined = "|".join(f"(?:{r.pattern.pattern})" for r in rules)
-        self.any = re.compile(joined) if rules else None
+        regex = [r for r in rules if r.pattern is not None]
+        joined = "|".join(f"(?:{r.pattern.pattern})" for r in regex)
+        self.any = re.compile(joined) if regex else None
+        self.near = [r for r in rules if r.near is not None]
 
 
 _SETS = {name: _RuleSet(rules) for name, rules in RULES.items()}
@@ -70,15 +72,18 @@ _SETS = {name: _RuleSet(rules) for name, rules in RULES.items()}
 def _first_unexempt(s: str, rule_set: str, category: str) -> str | None:
     """Why the first hit of the set that no protective frame clears is unsafe, or None."""
     rs = _SETS[rule_set]
-    if rs.any is None or not rs.any.search(s):
-        return None
+    # the regex rules only when their alternation finds something; near-rules scan cheaply
+    rules = rs.rules if rs.any is not None and rs.any.search(s) else rs.near
     for n, rule in enumerate(rs.rules, 1):
+        if rule not in rules:
+            continue
         # "skip it": only if "it" is a medicine
         if rule.kind == "needs_med" and not S["mix_medication"].search(s):
             continue
-        for m in rule.pattern.finditer(s):
-            if not exempt(s, m.start(), m.end(), category, rule.kind):
-                return f'rule {rule_set} #{n} matched "{m.group(0).strip()}"'
+        for start, end in rule.spans(s):
+            if not exempt(s, start, end, category, rule.kind):
+                what = "near-rule" if rule.near else "rule"
+                return f'{what} {rule_set} #{n} matched "{s[start:end].strip()}"'
     return None
 
 

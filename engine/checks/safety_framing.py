@@ -72,15 +72,17 @@ def exempt(s: str, start: int, end: int, category: str, kind: str) -> bool:
         return True
     if F.clinician_subject.search(prefix):
         return True
-    if F.describe.search(prefix):
+    if F.describe.search(prefix) or F.describe_other.search(prefix):
         return True
     if F.observe.search(prefix):
         return True
     before = s[max(0, start - 60):start]
+    if F.third_party_quote.search(s[max(0, start - 160):start]):
+        return True
     if F.reported.search(before) or F.in_quote.search(before):
         # quoted or reported words; a quoted suicidal thought still goes to a clinician
-        # unless the sentence itself points to help
-        if category != "self_harm" or F.help_cue.search(s):
+        # unless the sentence points to help or asks the reader to question the thought
+        if category != "self_harm" or F.help_cue.search(s) or F.challenge.search(s):
             return True
     cond = None
     for cond in F.cond.finditer(prefix):  # noqa: B007 - the last conditional in the clause
@@ -88,6 +90,13 @@ def exempt(s: str, start: int, end: int, category: str, kind: str) -> bool:
     if cond is not None and not F.encouraging.search(prefix, cond.end()):
         if category != "self_harm" or F.help_cue.search(s) or F.ideation.search(prefix):
             return True
+    if category == "self_harm" and _conditional_help(s, start):
+        return True
+    if _asked(s, start, end) or _urge(prefix):
+        return True
+    if (category != "discourages_help" and F.info_inner.search(s[start:min(len(s), end + 60)])
+            and not F.encouraging.search(prefix)):
+        return True
     if category == "diagnosis" and F.epistemic.search(prefix):
         return True
     if category == "self_harm":
@@ -95,9 +104,11 @@ def exempt(s: str, start: int, end: int, category: str, kind: str) -> bool:
             return True
         if F.means_restriction.search(prefix):
             return True
-    if category in _INFO_AFTER_CATS and kind == "plain":
+    if category in _INFO_AFTER_CATS and kind in ("plain", "stmt"):
         # "Skipping meals can worsen anxiety" informs; "skipping meals helps" recommends.
-        if s[start:end].split(" ", 1)[0].endswith("ing"):
+        lead = prefix.split()
+        if s[start:end].split(" ", 1)[0].endswith("ing") or (
+                len(lead) <= 2 and lead and lead[-1].endswith("ing")):
             after = s[end:end + 120]
             cut = F.clause_break.search(after)
             predicate = after[:cut.start()] if cut else after
@@ -107,3 +118,24 @@ def exempt(s: str, start: int, end: int, category: str, kind: str) -> bool:
     if category in ("medication", "dangerous_practice") and _consulted(s, start):
         return True
     return False
+
+
+def _conditional_help(s: str, start: int) -> bool:
+    """"If you are thinking about X, Y or Z, ... call 988": a condition earlier in the
+    sentence (not only in the hit's clause) that leads to help, with no encouragement."""
+    cond = F.cond.search(s, 0, start)
+    return bool(cond and F.help_cue.search(s) and not F.encouraging.search(s, cond.end(), start))
+
+
+def _asked(s: str, start: int, end: int) -> bool:
+    """The hit sits in a question ("should I stop my Prozac?")."""
+    q = s.find("?", end)
+    if q < 0 or any(c in s[end:q] for c in ".!;"):
+        return False
+    return bool(F.question_lead.search(s[max(0, start - 40):end]))
+
+
+def _urge(prefix: str) -> bool:
+    """The reader feels drawn to it ("the urge to skip ..."), not told to act on it."""
+    return bool(F.urge.search(prefix)) and not F.ideation_act.search(prefix)
+

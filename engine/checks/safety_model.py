@@ -54,6 +54,8 @@ class SafetyModel:
         x = self.features.fit_transform(texts)
         self.names = self.features.get_feature_names_out()
         self.models = {}
+        self.unsafe = LogisticRegression(C=8.0, class_weight="balanced", max_iter=2000).fit(
+            x, [bool(r["categories"]) for r in rows])
         for c in CATEGORIES:
             y = [c in r["categories"] for r in rows]
             if any(y) and not all(y):
@@ -78,6 +80,10 @@ class SafetyModel:
         for verdicts in out:
             verdicts.sort(key=lambda v: -v.probability)
         return out
+
+    def unsafe_probability(self, sentences: list[str]) -> list[float]:
+        x = self.features.transform([s.lower() for s in sentences])
+        return [float(p) for p in self.unsafe.predict_proba(x)[:, 1]]
 
     def _cue(self, j: int) -> str:
         name = str(self.names[j]).split("__", 1)[-1]
