@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from bench._harness import database
-from tests.e2e.server import CHROMIUM, CHROMIUM_ARGS, serve
+from testkit.app_server import CHROMIUM, CHROMIUM_ARGS, serve
 
 ROOT = Path(__file__).resolve().parent.parent
 QUERY_TARGET_S = 0.3

@@ -24,13 +24,13 @@ def measure(runs: int, latency: float = LATENCY_S) -> dict[str, list[float]]:
     from db.models import LLMCall, Step
     from db.session import session_scope
     from engine import service
-    from engine.agents import CallContext, run_agent
     from engine.llm.openai_backend import OpenAIBackend
+    from engine.loop.agents import CallContext, run_agent
+    from engine.loop.worker import Worker
     from engine.pipelines.base import ReviewTask
     from engine.pipelines.registry import get_pipeline
-    from engine.worker import Worker
-    from tests.fake_openai import FakeOpenAI
-    from tests.utils.protocol_responder import ProtocolTeam
+    from testkit.fake_openai import FakeOpenAI
+    from testkit.protocol_team import ProtocolTeam
 
     out: dict[str, list[float]] = {"step": [], "slowest": [], "sequential": []}
     with FakeOpenAI(latency=latency) as server:
@@ -54,11 +54,11 @@ def measure(runs: int, latency: float = LATENCY_S) -> dict[str, list[float]]:
             # The same two critics, one after the other, on this run's last draft.
             content = service_draft_content(run_id)
             task = ReviewTask(kind="protocol", stage=stage.name, input=protocol_input(i),
-                              content=content, flags=stage.checks(content, {}).flags)
+                              content=content, flags=stage.checks(content, {}, {}).flags)
             ctx = CallContext(run_id=run_id, step_id=None, kind="protocol", stage=stage.name,
                               params={}, budget_usd=None)
             t0 = time.perf_counter()
-            stage.checks(content, {})
+            stage.checks(content, {}, {})
             for critic in stage.critics:
                 run_agent(critic, task, backend, ctx)
             out["sequential"].append(time.perf_counter() - t0)

@@ -84,8 +84,8 @@ def draftroom_batch(n: int, clock: AgentClock, *, offset: int = 0) -> Batch:
     from db.models import Run, RunStatus, Step
     from db.session import session_scope
     from engine import service
-    from engine.llm.offline import OfflineBackend
-    from engine.worker import Worker
+    from engine.llm.offline.backend import OfflineBackend
+    from engine.loop.worker import Worker
 
     worker = Worker(backend=OfflineBackend(), worker_id="bench-overhead")
     clock.reset()
@@ -114,16 +114,16 @@ def draftroom_batch(n: int, clock: AgentClock, *, offset: int = 0) -> Batch:
 # batch (the wrappers cost a little, so these are not used for the figures above). A part
 # called inside another (a step's call rows inside its commit) counts for itself only.
 PARTS = (
-    ("step transactions", "engine.supervisor", "Supervisor._begin"),
-    ("step transactions", "engine.supervisor", "Supervisor._claim_and_begin"),
-    ("step transactions", "engine.supervisor", "Supervisor._commit"),
-    ("LLM-call rows", "engine.agents", "_price"),
-    ("LLM-call rows", "engine.agents", "save_calls"),
-    ("LLM-call rows", "engine.supervisor", "save_calls"),
-    ("redaction", "engine.agents", "_redact_request"),
-    ("redaction", "engine.agents", "redact"),
+    ("step transactions", "engine.loop.supervisor", "Supervisor._begin"),
+    ("step transactions", "engine.loop.supervisor", "Supervisor._claim_and_begin"),
+    ("step transactions", "engine.loop.supervisor", "Supervisor._commit"),
+    ("LLM-call rows", "engine.loop.agents", "_price"),
+    ("LLM-call rows", "engine.loop.agents", "save_calls"),
+    ("LLM-call rows", "engine.loop.supervisor", "save_calls"),
+    ("redaction", "engine.loop.agents", "_redact_request"),
+    ("redaction", "engine.loop.agents", "redact"),
     ("queue and lease", "engine.service", "start_run"),
-    ("queue and lease", "engine.supervisor", "claim_row"),
+    ("queue and lease", "engine.loop.supervisor", "claim_row"),
 )
 
 

@@ -1,6 +1,6 @@
 """Throughput: N offline protocol runs queued at once, then driven to review by the in-app
 worker (a Worker thread, as the Streamlit app runs it) or by separate `python -m engine worker`
-processes, on SQLite and (when tests/pg.py can start a server) PostgreSQL.
+processes, on SQLite and (when testkit/pg.py can start a server) PostgreSQL.
 
 Runs/s is measured over the processing span: from the first step opened to the last step
 committed, as recorded in the Step rows (process start-up is left out and given separately).
@@ -31,6 +31,7 @@ from bench._harness import (
     sqlite_synchronous,
     sqlite_url,
 )
+from testkit.pg import start_server
 
 
 @dataclass
@@ -80,8 +81,8 @@ def spans(ids: list[int]) -> tuple[float, list[float], int]:
 
 def in_app(n: int) -> Result:
     """The Worker thread the app runs, in this process, until the queue is empty."""
-    from engine.llm.offline import OfflineBackend
-    from engine.worker import Worker
+    from engine.llm.offline.backend import OfflineBackend
+    from engine.loop.worker import Worker
 
     ids = queue_runs(n)
     worker = Worker(backend=OfflineBackend(), worker_id="bench-inapp", poll_seconds=0.05)
@@ -156,10 +157,6 @@ def run(quick: bool = False) -> list[Row]:
 
 def _postgres(n: int, tmpd: Path, command: str) -> Row:
     b, how = f"throughput ({n} offline runs, queued -> review)", "2 worker processes, PostgreSQL"
-    try:
-        from tests.pg import start_server
-    except ImportError:
-        return Row(b, how, "skipped: tests/pg.py is not there", command)
     try:
         server, why = start_server()
     except Exception as exc:  # a server that cannot start is reported, not fatal

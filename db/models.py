@@ -63,6 +63,11 @@ class Run(SQLModel, table=True):
     parent_run_id: int | None = None
     parent_draft_id: int | None = None
     version: int = Field(default=1)
+    # -- who reviews it, and the head of its audit chain (engine/assignment.py, audit_chain.py)
+    assigned_to: str | None = Field(default=None, max_length=130)
+    """A person (engine.identity.person_key) or "role:<role>"; None: anyone who may."""
+    audit_head: str | None = Field(default=None, max_length=64)
+    """The hash of the run's last human act: a deleted last act breaks the chain too."""
 
     __table_args__ = (Index("ix_run_status_created", "status", "created_at"),)
 
@@ -179,6 +184,10 @@ class HumanAction(SQLModel, table=True):
     action: str = Field(max_length=32)  # approve|edit|revise|reject|halt|retry|override
     comment: str | None = None
     at: datetime = Field(default_factory=utcnow)
+    # -- the tamper-evident chain (engine/audit_chain.py): sha256 over this act's content and
+    # the previous act's hash in the same run.
+    prev_hash: str | None = Field(default=None, max_length=64)
+    hash: str | None = Field(default=None, max_length=64)
 
 
 class PromptVersion(SQLModel, table=True):
@@ -248,7 +257,7 @@ class Creator(SQLModel, table=True):
     audience_size: int = 0
     location: str = Field(default="", max_length=200)
     engagement_rate: float = 0.0  # percent, e.g. 4.2
-    contact_channel: str = Field(default="email", max_length=32)  # one of engine.channels
+    contact_channel: str = Field(default="email", max_length=32)  # a campaign channel (channels.py)
     fee_usd: float = 0.0  # typical fee for one sponsored post
     bio: str = Field(default="")
 
@@ -307,3 +316,18 @@ OPS_INDEXES = (
     Index("ix_run_ops", Run.created_at, Run.kind, Run.cost_usd, Run.status),
     Index("ix_humanaction_ops", HumanAction.action, HumanAction.at, HumanAction.run_id),
 )
+
+
+# -- clinic: MCP bearer tokens (engine/mcp_token.py) --------------------------------------------
+
+
+class ApiToken(SQLModel, table=True):
+    """A bearer token for MCP over HTTP. Only its SHA-256 is stored; the token itself is shown
+    once, when it is made. Acts done with it are recorded under its name."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    name: str = Field(max_length=120, unique=True)
+    token_hash: str = Field(max_length=64, unique=True, index=True)
+    created_by: str = Field(default="", max_length=120)
+    created_at: datetime = Field(default_factory=utcnow)
+    revoked: bool = False

@@ -1,6 +1,5 @@
-"""Command line: python -m engine run|list|show|approve|edit|revise|reject|halt|retry|resume|
-screen|worker|migrate|export|seed-demo."""
+"""`python -m engine ...`: the command line lives in engine/interfaces/cli.py."""
 
-from engine.cli import main
+from engine.interfaces.cli import main
 
 raise SystemExit(main())

@@ -6,12 +6,15 @@ from __future__ import annotations
 import streamlit as st
 
 from engine.views import list_runs
+from ui.assigned_queue import render_assigned_first
 from ui.queue_view import SECTIONS, render_card, render_counts, render_filters
 from ui.reviewer import reviewer
 
 PAGE = 20
 
 st.title("Review queue")
+if render_assigned_first(reviewer()):  # "Assigned to me" is the first view
+    st.stop()
 
 everything = list_runs(limit=1000)
 people = sorted({r.created_by for r in everything} | {r.last_reviewer for r in everything

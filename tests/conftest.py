@@ -1,5 +1,5 @@
 """Shared fixtures. No test talks to a real model: the offline backend, a scripted fake
-model, or the local fake OpenAI-compatible server (tests/fake_openai.py)."""
+model, or the local fake OpenAI-compatible server (testkit/fake_openai/)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ for _var in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_MODEL"):
 os.environ["DRAFTROOM_BACKEND"] = "offline"
 # No in-app worker thread from an AppTest: it would outlive its test and drive the next
 # test's runs. Tests that want one start a Worker themselves; the browser tests' server
-# turns it on (tests/e2e/server.py).
+# turns it on (testkit/app_server.py).
 os.environ["DRAFTROOM_INAPP_WORKER"] = "0"
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -40,13 +40,13 @@ def artifacts() -> Path:
     return ARTIFACTS
 
 
-# -- PostgreSQL (tests/pg.py) and the sqlite|postgresql parametrised database ----------------
+# -- PostgreSQL (testkit/pg.py) and the sqlite|postgresql parametrised database ----------------
 
 
 @pytest.fixture(scope="session")
 def pg_server() -> Iterator[object]:
     """One throwaway PostgreSQL server for the session; skipped only when not installed."""
-    from tests.pg import start_server
+    from testkit.pg import start_server
 
     server, why = start_server()
     if server is None:
@@ -85,3 +85,15 @@ def db_any(request: pytest.FixtureRequest) -> str:
     """A fresh database for one test, once on SQLite and once on PostgreSQL, as DATABASE_URL."""
     name = "db_url" if request.param == "sqlite" else "pg_url"
     return str(request.getfixturevalue(name))
+
+
+# -- the fake OpenAI-compatible server (testkit/fake_openai/) -----------------------------------
+
+
+@pytest.fixture
+def fake_openai_server() -> Iterator[object]:
+    """A started FakeOpenAI on a free port, stopped after the test."""
+    from testkit.fake_openai import running
+
+    with running() as server:
+        yield server

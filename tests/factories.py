@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from engine.pipelines.base import NoteOut, Review, ScoreOut
-from engine.pipelines.protocol import ProtocolDraft
+from engine.pipelines.protocol.models import ProtocolDraft
 
 INTENT = {"intent": "Help a university student manage exam panic", "audience": "adult students"}
 
@@ -49,8 +49,8 @@ def reviewed_protocol_run(actor: str = "dr. lee") -> int:
     """A protocol run waiting for review with one agent draft (v1), from a scripted model."""
     from db.models import RunStatus
     from engine import service
-    from engine.leases import claim_run
-    from engine.supervisor import Supervisor
+    from engine.loop.leases import claim_run
+    from engine.loop.supervisor import Supervisor
     from tests.utils.scripted import ScriptedModel
 
     run_id = service.start_run(kind="protocol", input=INTENT, actor=actor)

@@ -12,11 +12,11 @@ from streamlit.testing.v1 import AppTest
 from db.models import LLMCall, Run
 from db.session import session_scope
 from engine import branch, service, views
-from engine.cli import main
 from engine.errors import ApprovalBlocked, InvalidInput, NotFound
-from engine.leases import claim_run
-from engine.llm.offline import OfflineBackend
-from engine.supervisor import Supervisor
+from engine.interfaces.cli import main
+from engine.llm.offline.backend import OfflineBackend
+from engine.loop.leases import claim_run
+from engine.loop.supervisor import Supervisor
 from tests.factories import INTENT
 from ui.branch import changed_params, lineage_links
 

@@ -11,8 +11,8 @@ from db.models import LLMCall, Run, Step
 from db.session import session_scope
 from engine import service, settings, views
 from engine.errors import InvalidInput, PermissionDenied
-from engine.leases import claim_run
-from engine.supervisor import Supervisor
+from engine.loop.leases import claim_run
+from engine.loop.supervisor import Supervisor
 from tests.factories import GOOD_CLINICAL, GOOD_SAFETY, INTENT, protocol_draft, review
 from tests.utils.scripted import ScriptedModel
 

@@ -7,8 +7,8 @@ import csv
 import io
 
 from engine import service, views
-from engine.campaign_export import export_campaign_csv
-from engine.export import export_markdown
+from engine.exports.campaign import export_campaign_csv
+from engine.exports.markdown import export_markdown
 from tests.test_campaign_pipeline import ACTOR, approve_and_advance, drive, start
 
 

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from engine.cli import main
-from tests.fake_openai import running
-from tests.utils.protocol_responder import ProtocolTeam
+from engine.interfaces.cli import main
+from testkit.fake_openai import running
+from testkit.protocol_team import ProtocolTeam
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -16,8 +16,8 @@ from db.models import Draft, HumanAction, Run, RunStatus
 from db.session import session_scope
 from engine import service, views
 from engine.errors import StaleRun
-from engine.leases import claim_run
-from engine.supervisor import Supervisor
+from engine.loop.leases import claim_run
+from engine.loop.supervisor import Supervisor
 from tests.factories import (
     GOOD_CLINICAL,
     GOOD_SAFETY,

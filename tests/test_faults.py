@@ -19,11 +19,11 @@ from sqlmodel import select
 from db.models import Draft, Flag, LLMCall, Note, RunStatus, Score, Step
 from db.session import session_scope
 from engine import service, views
-from engine.leases import claim_run
 from engine.llm.openai_backend import OpenAIBackend
-from engine.supervisor import Supervisor
+from engine.loop.leases import claim_run
+from engine.loop.supervisor import Supervisor
 from tests.conftest import ARTIFACTS
-from tests.fake_openai import FakeOpenAI, Plan, Reply
+from testkit.fake_openai import FakeOpenAI, Plan, Reply
 from tests.utils.team import SECOND_DRAFT, ProtocolTeam
 
 RETRIES = 2  # the SDK's retries per request: three attempts in all

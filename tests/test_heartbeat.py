@@ -9,12 +9,12 @@ import time
 import pytest
 
 from engine import service
-from engine import worker as worker_module
-from engine.leases import claim_run, lease_owner
 from engine.llm.base import AgentCall, LLMResponse, T
-from engine.llm.offline import OfflineBackend
+from engine.llm.offline.backend import OfflineBackend
+from engine.loop import worker as worker_module
+from engine.loop.leases import claim_run, lease_owner
+from engine.loop.worker import Worker
 from engine.views import get_run
-from engine.worker import Worker
 from tests.factories import INTENT
 
 

@@ -23,8 +23,8 @@ from db.models import Flag, HumanAction, Run, RunStatus, Score
 from db.session import get_engine, session_scope
 from engine import service, views
 from engine.errors import ApprovalBlocked, InvalidInput, ServiceError
-from engine.leases import claim_run
-from engine.supervisor import Supervisor
+from engine.loop.leases import claim_run
+from engine.loop.supervisor import Supervisor
 from tests.conftest import ARTIFACTS
 from tests.factories import (
     GOOD_CLINICAL,
@@ -136,7 +136,7 @@ def test_campaign_start_validates_or_refuses_whole(db_any: str, goal: str, audie
                                                    brand_name: str, budget: float,
                                                    channels: list[str],
                                                    brand_id: int | None) -> None:
-    from engine.brands import list_brands
+    from engine.pipelines.campaign.brands import list_brands
 
     tried("start_run campaign")
     brand = list_brands()[0]
@@ -251,7 +251,7 @@ def test_comments_are_kept_clean_or_refused_whole(db_any: str, comment: str, whi
 def test_cli_run_answers_with_an_error_line_never_a_traceback(
     db_any: str, capsys: pytest.CaptureFixture[str], intent: str, actor: str
 ) -> None:
-    from engine.cli import main
+    from engine.interfaces.cli import main
 
     tried("cli run")
     # argv cannot carry NUL; the shell hands everything else through as it is.
@@ -273,7 +273,7 @@ def test_cli_run_answers_with_an_error_line_never_a_traceback(
 def test_cli_edit_and_screen_read_any_file(db_any: str, tmp_path_factory: pytest.TempPathFactory,
                                            capsys: pytest.CaptureFixture[str],
                                            content: str) -> None:
-    from engine.cli import main
+    from engine.interfaces.cli import main
 
     tried("cli edit/screen")
     run_id = reviewed_protocol_run()

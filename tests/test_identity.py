@@ -118,7 +118,7 @@ def test_admins_do_everything_and_manage_roles(staffed: None) -> None:
 
 
 def test_the_cli_refuses_with_the_reason(staffed: None, capsys: pytest.CaptureFixture[str]) -> None:
-    from engine.cli import main
+    from engine.interfaces.cli import main
 
     run_id = reviewed_protocol_run()
     assert main(["approve", str(run_id), "--actor", "Olu Ops", "--no-wait"]) == 2

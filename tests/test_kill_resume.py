@@ -14,8 +14,8 @@ from sqlmodel import func, select
 
 from db.models import Draft, Run, Step
 from db.session import reset_engines, session_scope
-from tests.fake_openai import running
-from tests.utils.protocol_responder import ProtocolTeam
+from testkit.fake_openai import running
+from testkit.protocol_team import ProtocolTeam
 
 ROOT = Path(__file__).resolve().parent.parent
 

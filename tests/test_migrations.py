@@ -13,6 +13,7 @@ from alembic import command
 from sqlalchemy import create_engine, inspect, text
 from sqlmodel import SQLModel
 
+from db.connect import make_engine
 from db.migrate import (
     SchemaOutOfDate,
     alembic_config,
@@ -22,7 +23,6 @@ from db.migrate import (
     on_start,
     schema_diff,
 )
-from db.session import make_engine
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
@@ -134,7 +134,7 @@ def test_on_start_refuses_an_unmigrated_postgres_database(pg_server) -> None:  #
 def test_the_cli_migrate_command(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                  capsys: pytest.CaptureFixture[str]) -> None:
     from db.session import reset_engines
-    from engine.cli import main
+    from engine.interfaces.cli import main
 
     url = f"sqlite:///{tmp_path / 'cli.db'}"
     monkeypatch.setenv("DATABASE_URL", url)

@@ -15,13 +15,7 @@ from engine.llm.base import AgentCall, LLMError
 from engine.llm.factory import backend_from_env
 from engine.llm.openai_backend import OpenAIBackend
 from engine.pipelines.base import NoteOut, Review, ScoreOut
-
-try:  # the fixture must be imported into this module for pytest to find it
-    from tests.fake_openai import FakeOpenAI, Reply, example_from_schema, fake_openai_server
-except ImportError:
-    from fake_openai import FakeOpenAI, Reply, example_from_schema, fake_openai_server
-
-__all__ = ["fake_openai_server"]
+from testkit.fake_openai import FakeOpenAI, Reply, example_from_schema
 
 KEY = "sk-test-4f9b2c1d8e7a6b5c"
 

@@ -12,9 +12,9 @@ from streamlit.testing.v1 import AppTest
 from db.models import Run, RunStatus
 from db.session import session_scope
 from engine import service
-from engine.pipelines.protocol import MAX_INTENT
+from engine.loop.worker import Worker
+from engine.pipelines.protocol.models import MAX_INTENT
 from engine.views import get_run, list_runs
-from engine.worker import Worker
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
 ME = "Dr. Lee"
@@ -427,7 +427,7 @@ def test_acts_the_reviewers_role_does_not_allow_are_greyed_out_with_the_reason()
 
 def test_campaign_run_page_shows_its_stages_and_uses_the_campaign_view() -> None:
     pytest.importorskip("ui.campaign_view")
-    from engine.brands import list_brands
+    from engine.pipelines.campaign.brands import list_brands
 
     brand = list_brands()[0]
     run_id = service.start_run(kind="campaign", actor="seed", input={
@@ -445,7 +445,7 @@ def test_campaign_run_page_shows_its_stages_and_uses_the_campaign_view() -> None
 
 def test_a_working_run_shows_its_step_and_iteration_and_polls() -> None:
     from db.models import Step
-    from engine.leases import claim_next
+    from engine.loop.leases import claim_next
 
     run_id = service.start_run(kind="protocol", actor="seed",
                                input={"intent": "Wind down before sleep", "audience": "adults"})

@@ -20,10 +20,10 @@ from sqlmodel import select
 from db.models import Run, RunStatus, Step
 from db.session import get_engine, reset_engines, session_scope
 from engine import service, views
-from engine.leases import claim_next, claim_run, heartbeat, release_all
-from engine.llm.offline import OfflineBackend
-from engine.supervisor import Supervisor
-from engine.worker import Worker
+from engine.llm.offline.backend import OfflineBackend
+from engine.loop.leases import claim_next, claim_run, heartbeat, release_all
+from engine.loop.supervisor import Supervisor
+from engine.loop.worker import Worker
 from tests.factories import INTENT
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -14,7 +14,7 @@ from sqlmodel import Session
 from db.models import Draft, Flag, LLMCall, Run, Step
 from db.prepared import Prepared
 from db.session import get_engine
-from engine.loop_sql import (
+from engine.loop.sql import (
     INSERT_CALL,
     INSERT_FLAG,
     INSERT_STEP,

@@ -12,9 +12,9 @@ from db.models import LLMCall, ModelPrice
 from db.session import session_scope
 from engine import identity, ops, service, settings
 from engine.errors import InvalidInput, PermissionDenied
-from engine.leases import claim_run
+from engine.loop.leases import claim_run
+from engine.loop.supervisor import Supervisor
 from engine.pricing import DEFAULT_PRICES, PRICE_BOOK, Price, call_cost, pick_price
-from engine.supervisor import Supervisor
 from tests.factories import GOOD_CLINICAL, GOOD_SAFETY, INTENT, protocol_draft, review
 from tests.utils.scripted import ScriptedModel
 

@@ -27,9 +27,9 @@ from sqlmodel import SQLModel
 
 from db.session import get_engine
 from engine import service, views
-from engine.export import export_markdown
-from engine.worker import Worker
-from tests.fake_openai import FakeOpenAI, Reply
+from engine.exports.markdown import export_markdown
+from engine.loop.worker import Worker
+from testkit.fake_openai import FakeOpenAI, Reply
 from tests.utils.team import SECOND_DRAFT, ProtocolTeam
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -12,9 +12,9 @@ from sqlmodel import select
 from db.models import Draft, LLMCall, Run, Score, Step
 from db.session import session_scope
 from engine import service, views
-from engine.leases import claim_run
 from engine.llm.base import AgentCall, LLMError
-from engine.supervisor import Supervisor
+from engine.loop.leases import claim_run
+from engine.loop.supervisor import Supervisor
 from tests.factories import GOOD_CLINICAL, GOOD_SAFETY, INTENT, protocol_draft, review
 from tests.utils.scripted import ScriptedModel
 

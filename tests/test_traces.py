@@ -13,11 +13,11 @@ from typing import Any
 import pytest
 
 from engine import service, traces
-from engine.cli import main as cli
-from engine.leases import claim_run
+from engine.interfaces.cli import main as cli
 from engine.llm.base import LLMError
+from engine.loop.leases import claim_run
+from engine.loop.supervisor import Supervisor
 from engine.seed_demo import seed_demo
-from engine.supervisor import Supervisor
 from engine.traces import CallSpan
 from tests.factories import GOOD_CLINICAL, GOOD_SAFETY, INTENT, protocol_draft, review
 from tests.utils.scripted import ScriptedModel

@@ -25,7 +25,7 @@ from db.migrate import migrate
 from db.models import Draft, LLMCall, Run, RunStatus, Score, Step
 from db.session import session_scope
 from engine import service
-from tests.fake_openai import FakeOpenAI
+from testkit.fake_openai import FakeOpenAI
 from tests.utils.team import SECOND_DRAFT, ProtocolTeam
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -1,5 +1,5 @@
 """The in-app worker: one thread per Streamlit process that claims queued runs from the
-database and drives them (engine.worker.Worker). It never calls st.*; pages only read the
+database and drives them (engine.loop.worker.Worker). It never calls st.*; pages only read the
 database. Runs left "running" by a process that died are reclaimed once their lease
 expires, so restarting the app resumes them.
 
@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from engine.worker import Worker
+from engine.loop.worker import Worker
 
 log = logging.getLogger("draftroom.ui.worker")
 

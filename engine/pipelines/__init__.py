@@ -1,1 +1,1 @@
-"""Pipelines as data: stages, agents, thresholds. The loop lives in engine/supervisor.py."""
+"""Pipelines as data: stages, agents, thresholds. The loop lives in engine/loop/."""

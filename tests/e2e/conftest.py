@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.server import CHROMIUM, CHROMIUM_ARGS
+from testkit.app_server import CHROMIUM, CHROMIUM_ARGS
 
 HERE = Path(__file__).resolve().parent
 

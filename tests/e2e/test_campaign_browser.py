@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.server import CHROMIUM, CHROMIUM_ARGS, AppServer, playwright_expect, streamlit_app
+from testkit.app_server import CHROMIUM, CHROMIUM_ARGS, AppServer, playwright_expect, streamlit_app
 
 playwright_api = pytest.importorskip("playwright.sync_api")
 expect = playwright_expect()

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.server import AppServer, playwright_expect, streamlit_app, using_database
+from testkit.app_server import AppServer, playwright_expect, streamlit_app, using_database
 
 expect = playwright_expect()
 

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.e2e.server import AppServer, playwright_expect, streamlit_app
+from testkit.app_server import AppServer, playwright_expect, streamlit_app
 
 expect = playwright_expect()
 WAIT = 30_000

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.server import AppServer, app_sharing_database, playwright_expect, wait_status
+from testkit.app_server import AppServer, app_sharing_database, playwright_expect, wait_status
 
 expect = playwright_expect()
 WAIT = 30_000

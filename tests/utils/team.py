@@ -1,4 +1,4 @@
-"""A protocol team played by the fake OpenAI server (tests/fake_openai.py): the drafter writes a
+"""A protocol team played by the fake OpenAI server (testkit/fake_openai/): the drafter writes a
 sound exercise and the critics pass it; when the intent contains SECOND_DRAFT they send the
 first draft back once, so that run takes two iterations (draft, review, decide, draft, review,
 decide). Stateless: it reads the request, so any number of worker processes can share one
@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from testkit.fake_openai import example_from_schema, find_schema
 from tests.factories import protocol_draft
-from tests.fake_openai import example_from_schema, find_schema
 
 FIRST, REVISED = "Exam panic: paced breathing", "Exam panic: paced breathing (revised)"
 SECOND_DRAFT = "(needs a second draft)"

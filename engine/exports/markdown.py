@@ -1,0 +1,25 @@
+"""Exports of a run for people: the approved (or current) draft as Markdown, with who approved
+it and how (engine/exports/provenance.py); a version that is not approved is marked DRAFT at
+its top and its end."""
+
+from __future__ import annotations
+
+from engine.exports.provenance import DRAFT_MARK, provenance
+from engine.views import get_run
+
+
+def export_markdown(run_id: int) -> str:
+    d = get_run(run_id)
+    if d.kind == "campaign":  # the plan with every message as it will be sent
+        from engine.exports.campaign import export_campaign_markdown
+
+        return export_campaign_markdown(run_id)
+    draft = d.draft(d.approved_draft_id) or d.current
+    if draft is None:
+        return f"<!-- run {run_id} has no draft yet -->\n"
+    prov = provenance(d, draft)
+    lines = "\n".join(f"- {line}" for line in prov.lines())
+    if not prov.approved:
+        return (f"> **{DRAFT_MARK}**\n\n" + draft.content.rstrip()
+                + f"\n\n---\n\n{lines}\n")
+    return draft.content.rstrip() + f"\n\n---\n\n**Approval**\n\n{lines}\n"

@@ -1,0 +1,113 @@
+"""Commands for operators: screen, worker, migrate, export, mcp, seed-demo, export-trace."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from db.session import describe_database
+from engine import views
+from engine.interfaces.cli.review import _print_event, _read
+
+
+def cmd_screen(a: argparse.Namespace) -> int:
+    from engine.checks.screen import screen
+
+    result = screen(a.kind, _read(a.file))
+    print(json.dumps(result, ensure_ascii=False))
+    return 0
+
+
+def cmd_worker(a: argparse.Namespace) -> int:
+    import logging
+    import signal
+    import threading
+
+    from engine.loop.worker import Worker
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    signal.signal(signal.SIGINT, lambda *_: stop.set())
+    w = Worker(poll_seconds=a.poll, on_event=_print_event if a.verbose else None)
+    print(
+        f"worker {w.worker_id} on {describe_database()} with {w.backend.name}:{w.backend.model}",
+        flush=True,
+    )
+    w.run_forever(stop, exit_when_idle=a.once)
+    print(f"worker {w.worker_id} stopped after {w.runs_done} run(s)", flush=True)
+    return 0
+
+
+def cmd_migrate(_a: argparse.Namespace) -> int:
+    from db.migrate import migrate
+
+    migrate()
+    print(f"database ready: {describe_database()}")
+    return 0
+
+
+def cmd_export(a: argparse.Namespace) -> int:
+    from engine.exports.markdown import export_markdown
+
+    if a.format == "pdf":
+        return _export_pdf(a)
+    out = (
+        export_markdown(a.run_id)
+        if a.format == "md"
+        else views.get_run(a.run_id).model_dump_json(indent=2)
+    )
+    print(out)
+    return 0
+
+
+def _export_pdf(a: argparse.Namespace) -> int:
+    from engine.exports.pdf import export_pdf
+
+    path = a.output or f"run-{a.run_id}.pdf"
+    data = export_pdf(a.run_id)
+    with open(path, "wb") as fh:
+        fh.write(data)
+    print(f"wrote {path} ({len(data):,} bytes)")
+    return 0
+
+
+def cmd_mcp(a: argparse.Namespace) -> int:
+    from engine.interfaces.mcp_server import serve
+
+    serve(http_port=a.http, worker=a.worker)
+    return 0
+
+
+def cmd_seed_demo(a: argparse.Namespace) -> int:
+    from engine.seed_demo import seed_demo
+
+    runs = a.runs or max(a.calls // 20, 1)
+    print(f"seeding {a.calls:,} calls in {runs:,} runs into {describe_database()} ...", flush=True)
+    r = seed_demo(calls=a.calls, runs=runs, big_run_calls=a.big_run_calls, seed=a.seed)
+    print(
+        f"added {r.runs:,} runs, {r.steps:,} steps, {r.calls:,} calls, {r.drafts:,} drafts "
+        f"in {r.seconds:.1f} s"
+        + (f"; run {r.big_run_id} has {a.big_run_calls} calls" if r.big_run_id else "")
+    )
+    return 0
+
+
+def cmd_export_trace(a: argparse.Namespace) -> int:
+    from engine import traces
+
+    if a.send:
+        status = traces.send_otlp(a.run_id, endpoint=a.endpoint)
+        print(
+            f"sent run {a.run_id}'s spans to {a.endpoint or traces.otlp_endpoint()} (HTTP {status})"
+        )
+        return 0
+    if a.format == "jsonl":
+        sys.stdout.write(traces.to_jsonl(a.run_id))
+    elif a.format == "summary":
+        print(json.dumps(traces.run_summary(a.run_id), indent=2, ensure_ascii=False, default=str))
+    else:
+        print(json.dumps(traces.to_otlp(a.run_id), ensure_ascii=False))
+    return 0
+

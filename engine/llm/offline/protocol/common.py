@@ -1,0 +1,314 @@
+"""What the offline drafter and critics for protocols share about a protocol's text: the
+patterns, words and sentences, and the context read
+from a run's intent and audience. Package-internal: the names keep their leading underscore
+and are imported by the offline drafter and critics modules only."""
+
+from __future__ import annotations
+
+import hashlib
+import html
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any
+
+from engine.checks.safety import screen_protocol
+from engine.llm.offline.protocol import library as lib
+
+if TYPE_CHECKING:
+    from engine.checks.base import ScreenResult
+
+
+MIN_STEPS, MAX_STEPS = 4, 8
+LONG_STEP_WORDS = 40
+"""A step longer than this is hard to follow in the moment."""
+SHORT_STEP_WORDS = 30
+"""What a shortened step is cut back to."""
+
+_CRISIS = re.compile(lib.CRISIS_PATTERN, re.I)
+_PROFESSIONAL = re.compile(lib.PROFESSIONAL_PATTERN, re.I)
+_SECOND_PERSON = re.compile(r"\b(you|your|yours|yourself|you're|you'll|you've|you'd)\b", re.I)
+_WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
+_SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]?\s+(?=[\"'(\[]?[A-Z0-9])")
+_HEADING = re.compile(r"^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
+_NUMBERED = re.compile(r"^\s{0,3}(\d{1,2})[.)]\s+(.*)$")
+_BULLET = re.compile(r"^\s{0,3}[-*+\u2022]\s+(.*)$")
+_QUOTED = re.compile(r"\"([^\"\n]{6,})\"|\u201c([^\u201d\n]{6,})\u201d")
+_PROMISE = re.compile(r"\b(cures?|guarantee[sd]?|will never (feel|be) \w+ again|"
+                      r"permanently (fix|cure)|100% effective)\b", re.I)
+_JUDGEMENTAL = [(re.compile(r"\b" + re.escape(w) + r"\b", re.I), w, r)
+                for w, r in lib.JUDGEMENTAL_SWAPS.items()]
+_PLAIN = [(re.compile(r"\b" + re.escape(w) + r"\b", re.I), r)
+          for w, r in lib.PLAIN_SWAPS.items()]
+
+# User text that must never be echoed into an exercise: instructions aimed at the model,
+# and medication talk (the drafter gives no medication advice, whoever asks).
+_INJECTION = re.compile(
+    r"\b(ignore|disregard|forget|override|bypass|jailbreak|pretend|system prompt|"
+    r"instructions?|rules?|developer mode|you are now|act as)\b", re.I)
+_MEDICAL = re.compile(
+    r"\b(meds?|medications?|medicines?|pills?|doses?|dosage|tablets?|prescri\w*|"
+    r"antidepressants?|ssri\w*|benzo\w*|drugs?|alcohol|overdose|suicid\w*|self[- ]harm\w*|"
+    r"kill\w*|die|dying|weapons?)\b", re.I)
+
+
+
+# ======================================================================================
+# Text helpers
+# ======================================================================================
+
+
+@lru_cache(maxsize=512)
+def _screen(text: str) -> ScreenResult:
+    # The drafter screens the same template sentences again and again; the screen is pure.
+    return screen_protocol(text)
+
+
+def _words(text: str) -> list[str]:
+    return _WORD.findall(text)
+
+
+def _sentences(text: str) -> list[str]:
+    text = " ".join(text.split())
+    return [s.strip() for s in _SENTENCE_END.split(text) if s.strip()] if text else []
+
+
+def _norm(text: str) -> str:
+    return " ".join(re.sub(r"[^a-z0-9 ]+", " ", text.lower()).split())
+
+
+def _cap(text: str) -> str:
+    return text[:1].upper() + text[1:] if text else text
+
+
+def _tidy(text: str) -> str:
+    # Collapses the gaps a cut leaves; indentation at the start of a line is kept.
+    text = re.sub(r"(?<=\S)[ \t]+", " ", text)
+    text = re.sub(r" +([.,;:!?])", r"\1", text)
+    text = re.sub(r"([.;:!?]) *([.;:!?])", r"\1", text)
+    text = re.sub(r", *([.;:!?])", r"\1", text)
+    text = re.sub(r"^[\s,;:]+", "", text)
+    return "\n".join(line.rstrip() for line in text.split("\n")).strip()
+
+
+def _end(text: str) -> str:
+    text = text.strip()
+    return text if not text or text[-1] in ".!?:" else text + "."
+
+
+def _syllables(word: str) -> int:
+    w = word.lower().strip("'")
+    groups = re.findall(r"[aeiouy]+", w)
+    n = len(groups)
+    if w.endswith("e") and not w.endswith(("le", "ee")) and n > 1:
+        n -= 1
+    return max(1, n)
+
+
+def _validating_count(text: str) -> int:
+    low = " " + " ".join(text.lower().replace("\u2019", "'").split()) + " "
+    return sum(low.count(p) for p in lib.VALIDATING_PHRASES)
+
+
+def _is_imperative(step: str) -> bool:
+    text = re.sub(r"^[^A-Za-z]+", "", step)
+    words = [w.lower() for w in _words(text)[:12]]
+    i = 0
+    while i < len(words) and words[i] in lib.SKIPPABLE_LEADS:
+        i += 1
+    if i < len(words) and words[i] in lib.IMPERATIVE_VERBS:
+        return True
+    # "When the worry comes, write it down." / "If you can, walk outside."
+    head, sep, tail = text.partition(",")
+    if sep and len(_words(head)) <= 10:
+        rest = [w.lower() for w in _words(tail)[:3]]
+        while rest and rest[0] in lib.SKIPPABLE_LEADS:
+            rest.pop(0)
+        return bool(rest) and rest[0] in lib.IMPERATIVE_VERBS
+    return False
+
+
+def clean_user_text(value: str) -> str:
+    """User text as it may be echoed into an exercise: no HTML, no Markdown structure."""
+    text = html.unescape(html.unescape(value))  # "&lt;script&gt;" is a tag too
+    text = re.sub(r"<(script|style|iframe|object)\b.*?(</\1\s*>|$)", " ", text,
+                  flags=re.I | re.S)
+    text = re.sub(r"<[^>]*>", " ", text)
+    text = re.sub(r"(?i)javascript\s*:", " ", text)
+    text = re.sub(r"[<>`*_#|\[\]{}\\]", " ", text)
+    text = "".join(ch if ch.isprintable() else " " for ch in text)
+    return " ".join(text.split())
+
+
+def _safe_fragment(text: str, max_words: int = 18) -> str | None:
+    """A piece of user text fit to echo: clean, short, no instructions to the model, no
+    medication or self-harm talk, and nothing the safety screen objects to."""
+    text = clean_user_text(text).strip(" ,.;:-\"'")
+    if not text or _INJECTION.search(text) or _MEDICAL.search(text):
+        return None
+    words = text.split()
+    if len(words) > max_words:
+        cut = " ".join(words[:max_words])
+        text = cut.rsplit(",", 1)[0] if "," in cut else cut
+    if len(_words(text)) < 1 or _screen(text).flags:
+        return None
+    return text
+
+
+# ======================================================================================
+# Reading the intent and the audience
+# ======================================================================================
+
+_BOILERPLATE = [re.compile(p, re.I) for p in (
+    r"^(please|hi|hello|ok|okay)[,!]?\s+",
+    r"^(can|could|would) you\s+",
+    r"^(i|we) (need|want|would like|'d like)( you)?( to)?\s+",
+    r"^(write|create|make|design|draft|build|generate|give|produce|develop|suggest)\s+"
+    r"(me\s+|us\s+)?(a|an|one|some)\s+",
+    r"^(a|an|one|some)\s+(?=(short|simple|brief|quick|new|structured|evidence|practical|"
+    r"gentle|cbt|daily|weekly|easy|exercise|protocol|worksheet|activity|tool|technique|"
+    r"intervention|plan|task|homework)\b)",
+    r"^(short|simple|brief|quick|new|structured|evidence[- ]based|practical|gentle|cbt|"
+    r"daily|weekly|easy)\s+",
+    r"^(cbt\s+)?(exercise|protocol|worksheet|activity|tool|technique|intervention|plan|"
+    r"task|homework)s?\s+",
+    r"^(to|for|about|that|which|on|around|targeting|addressing)\s+",
+    r"^(help(s|ing)?|support(s|ing)?|teach(es|ing)?)\s+",
+    r"^(my|our|the|their)\s+",
+    # "a university student manage ..." -> "manage ..." (the person, then what they face)
+    r"^((a|an|one|some|the)\s+)?([\w-]+\s+){0,2}?(clients?|patients?|students?|people|persons?|"
+    r"teens?|teenagers?|adults?|users?|kids|children|individuals|adolescents|parents?|"
+    r"veterans?|workers?|employees?|nurses?|carers?|caregivers?)\s+",
+    r"^(clients?|patients?|students?|people|persons?|teens?|teenagers?|adults?|users?|"
+    r"someone|kids|children|individuals|folks|adolescents)\s+",
+    r"^(who|that)\s+(are|is|have|has|struggles?|deal|deals|experiences?|suffers?|get|gets)"
+    r"(\s+(with|from))?\s+",
+    r"^(who|that)\s+",
+    r"^(with|from)\s+",
+    r"^(to\s+)?(manage|cope with|deal with|handle|reduce|overcome|work through|address|"
+    r"tackle|ease|beat|understand)\s+",
+)]
+
+
+def situation_from_intent(intent: str) -> str | None:
+    """The situation in the clinician's intent, as a phrase fit to show the client."""
+    text = re.sub(r"<(script|style)\b.*?(</\1\s*>|$)", " ", intent, flags=re.I | re.S)
+    for clause in re.split(r"[.!?;\n]+", text):
+        fragment = _safe_fragment(clause)
+        if not fragment:
+            continue
+        changed = True
+        while changed:
+            changed = False
+            for pattern in _BOILERPLATE:
+                new = pattern.sub("", fragment, count=1)
+                if new != fragment and new.strip():
+                    fragment, changed = new.strip(), True
+        fragment = fragment.strip(" ,.;:-")
+        if len(_words(fragment)) < 1 or len(fragment) < 3:
+            continue
+        if len(_words(fragment)) < 3 and _choose_score(fragment) == 0:
+            continue
+        fragment = re.sub(r"\b(just|simply)\s+", "", fragment, flags=re.I)
+        if any(p.search(fragment) for p, _, _ in _JUDGEMENTAL):
+            continue  # "my boss says I'm lazy" is not for echoing back to the client
+        fragment = _to_second_person(fragment)
+        first = fragment.split()[0]
+        if not (first.isupper() and len(first) > 1):
+            fragment = fragment[:1].lower() + fragment[1:]
+        return fragment
+    return None
+
+
+_PRONOUNS = (("i'm", "you're"), ("i've", "you've"), ("i am", "you are"), ("i", "you"),
+             ("me", "you"), ("my", "your"), ("mine", "yours"), ("myself", "yourself"),
+             ("they're", "you're"), ("they are", "you are"), ("they", "you"),
+             ("them", "you"), ("their", "your"), ("themselves", "yourself"))
+
+
+def _to_second_person(text: str) -> str:
+    """The clinician's "my clients... their" or a client's "I... my" as "you... your"."""
+    for a, b in _PRONOUNS:
+        text = re.sub(r"\b" + re.escape(a) + r"\b", b, text, flags=re.I)
+    return text
+
+
+def _exercise_scores(text: str) -> dict[str, float]:
+    low = " " + clean_user_text(text).lower().replace("\u2019", "'")
+    return {key: sum(w for f, w in t["keywords"].items() if re.search(r"\b" + f, low))
+            for key, t in lib.TEMPLATES.items()}
+
+
+def _choose_score(text: str) -> float:
+    return max(_exercise_scores(text).values())
+
+
+def choose_exercise(intent: str) -> str:
+    """The exercise type whose keywords the intent matches best (ties: library order;
+    nothing matched: the library's stable default)."""
+    best, best_score = lib.DEFAULT_EXERCISE, 0.0
+    for key, score in _exercise_scores(intent).items():
+        if score > best_score:
+            best, best_score = key, score
+    return best
+
+
+def _profile(audience: str) -> dict[str, Any]:
+    low = " " + clean_user_text(audience).lower() + " "
+    for profile in lib.AUDIENCES:
+        if any(m in low for m in profile["match"]):
+            return profile
+    return lib.AUDIENCES[-1]
+
+
+@dataclass
+class _Context:
+    intent: str
+    audience: str
+    exercise: str
+    profile: dict[str, Any]
+    region: str
+    situation: str | None
+    label: str
+    seed: int
+
+    @property
+    def template(self) -> dict[str, Any]:
+        return lib.TEMPLATES[self.exercise]
+
+    def fill(self, text: str) -> str:
+        out = text.replace("{setting}", self.profile["setting"]).replace(
+            "{support}", self.profile["support"])
+        return _plain(out) if self.profile["plain"] else out
+
+
+def _context(data: dict[str, Any]) -> _Context:
+    intent = str(data.get("intent") or "")
+    audience = str(data.get("audience") or "adults")
+    requested = data.get("exercise_type")
+    exercise = requested if requested in lib.TEMPLATES else choose_exercise(intent)
+    profile = _profile(audience)
+    everywhere = f" {audience} {intent} ".lower()
+    region = "uk" if any(m in everywhere for m in lib.UK_MARKERS) else "us"
+    label = profile["label"]
+    if profile is lib.AUDIENCES[-1]:
+        custom = _safe_fragment(audience, max_words=6)
+        if custom and custom.lower() not in ("adults", "adult", "general", "everyone", "all"):
+            label = custom
+    seed_text = f"{' '.join(intent.split())}|{' '.join(audience.split())}|{exercise}"
+    seed = int(hashlib.sha256(seed_text.encode("utf-8")).hexdigest()[:8], 16)
+    return _Context(intent, audience, exercise, profile, region,
+                    situation_from_intent(intent), label, seed)
+
+
+
+def _plain(text: str) -> str:
+    for pattern, repl in _PLAIN:
+        text = pattern.sub(lambda m, r=repl: _match_case(m.group(0), r), text)
+    return text
+
+
+def _match_case(original: str, replacement: str) -> str:
+    return _cap(replacement) if original[:1].isupper() else replacement
+
+

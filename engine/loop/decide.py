@@ -1,0 +1,135 @@
+"""The supervisor's decision, as plain functions: critic scores bound by the deterministic
+checks, the thresholds and the gate, and the board of a stage's versions it picks the best
+from. No model and no ORM session: the loop (engine/loop/) calls these inside the
+review's transaction; the LangGraph bench calls the same ones."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy.engine import Connection
+
+from engine.loop.sql import SEL_BOARD
+from engine.pipelines.base import Review, StageSpec
+
+
+def thresholds_for(stage: StageSpec, params: dict[str, Any]) -> dict[str, float]:
+    merged = dict(stage.thresholds)
+    merged.update({k: float(v) for k, v in (params.get("thresholds") or {}).items()})
+    return merged
+
+
+def max_iterations_for(stage: StageSpec, params: dict[str, Any]) -> int:
+    return int(params.get("max_iterations") or stage.max_iterations)
+
+
+def clamp01(x: float) -> float:
+    return 0.0 if x != x else max(0.0, min(1.0, float(x)))  # NaN -> 0
+
+
+def as_review(out: Any) -> Review:
+    """Critics answer in their own schema (named score fields) or directly as a Review."""
+    if isinstance(out, Review):
+        return out
+    if hasattr(out, "to_review"):
+        return out.to_review()
+    return Review.model_validate(out.model_dump())
+
+
+def combine_review(
+    stage: StageSpec, reviews: list[tuple[str, Review]], caps: dict[str, float]
+) -> dict[str, tuple[float, float | None, float | None, str]]:
+    """Critic scores bound by the deterministic checks: final = min(critic, cap). A score only
+    the checks give stands on its own; two critics giving the same name: the lower wins.
+    Score names the stage does not use are dropped (a model may invent some)."""
+    known = set(stage.thresholds) | set(caps)
+    out: dict[str, tuple[float, float | None, float | None, str]] = {}
+    for author, review in reviews:
+        for s in review.scores:
+            if s.name not in known:
+                continue
+            llm = clamp01(s.value)
+            cap = caps.get(s.name)
+            value = min(llm, cap) if cap is not None else llm
+            if s.name not in out or value < out[s.name][0]:
+                out[s.name] = (value, llm, cap, author)
+    for name, cap in caps.items():
+        if name not in out:
+            out[name] = (clamp01(cap), None, cap, "checks")
+    return out
+
+
+@dataclass(frozen=True)
+class GateVerdict:
+    passed: bool
+    why: str
+
+
+def gate(
+    scores: dict[str, float],
+    blocking_flags: list[str],
+    thresholds: dict[str, float],
+    verdicts: list[str] | None = None,
+) -> GateVerdict:
+    """Thresholds met, no blocking flag, and (where the rubric has one) a PASS verdict."""
+    short = [
+        f"{n} {scores.get(n, 0):.2f} < {t:.2f}"
+        for n, t in thresholds.items()
+        if scores.get(n, 0.0) < t
+    ]
+    if blocking_flags:
+        short.append(
+            f"{len(blocking_flags)} open flag(s): {', '.join(sorted(set(blocking_flags)))}"
+        )
+    if verdicts is not None and any(v != "PASS" for v in verdicts):
+        short.append("evaluator verdict REVISE")
+    return GateVerdict(not short, "; ".join(short) or "all thresholds met")
+
+
+@dataclass
+class Board:
+    """A stage's versions with their scores and blocking flags, and the run's spend (one query)."""
+
+    versions: dict[int, int]  # draft id -> version
+    scores: dict[int, dict[str, float]]
+    blocking: dict[int, list[str]]  # draft id -> categories of its blocking flags
+    spend: float = 0.0  # USD of the run's recorded calls
+
+    @classmethod
+    def read(cls, c: Connection, run_id: int, stage: str) -> Board:
+        versions: dict[int, int] = {}
+        scores: dict[int, dict[str, float]] = {}
+        blocking: dict[int, list[str]] = {}
+        spend = 0.0
+        for part, did, version, name, value in SEL_BOARD.rows(
+            c, {"b_run": run_id, "b_stage": stage}
+        ):
+            if part == "v":
+                versions[did] = version
+            elif part == "s":
+                scores.setdefault(did, {})[name] = value
+            elif part == "f":
+                blocking.setdefault(did, []).append(name)
+            else:
+                spend = float(value or 0.0)
+        return cls(versions, scores, blocking, spend)
+
+    def best(self, thresholds: dict[str, float]) -> int | None:
+        """The version to put first in front of a person: passing and unflagged beats the rest,
+        then the one with the best worst margin over its thresholds, then the newest."""
+        if not self.versions:
+            return None
+
+        def key(did: int) -> tuple[int, int, float, float, int]:
+            sc = self.scores.get(did, {})
+            margins = [sc.get(n, 0.0) - t for n, t in thresholds.items()] or [0.0]
+            return (
+                1 if sc else 0,
+                0 if did in self.blocking else 1,
+                min(margins),
+                sum(sc.values()) / max(1, len(sc)),
+                self.versions[did],
+            )
+
+        return max(self.versions, key=key)
