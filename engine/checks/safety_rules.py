@@ -47,9 +47,19 @@ class Near:
             return
         for t in self.topic.finditer(s):
             for fs, fe in frames:
-                lo, hi = (t.end(), fs) if fs >= t.end() else (fe, t.start())
-                if 0 <= hi - lo <= self.window and not self.stops.intersection(s[lo:hi]):
+                if fs < t.end() and fe > t.start():  # overlapping: "isn't depression"
+                    lo = hi = fs
+                else:
+                    lo, hi = (t.end(), fs) if fs >= t.end() else (fe, t.start())
+                if 0 <= hi - lo <= self.window and not self.stops.intersection(s[lo:hi]) \
+                        and not _negates(s[lo:hi]):
                     yield min(t.start(), fs), max(t.end(), fe)
+
+
+def _negates(gap: str) -> bool:
+    """A negation between topic and frame breaks the pair ("lines aren't a waste of time")."""
+    return bool(gap.strip()) and bool(
+        FRAMES["neg"].search(FRAMES["not_negating"].sub(" ", gap)))
 
 
 @dataclass(frozen=True)
@@ -158,13 +168,13 @@ def _rules(data: dict, category: str) -> list[Rule]:
     return out
 
 
+FRAMES: dict[str, re.Pattern[str]] = {
+    name: compile_pattern(_text(value, f"safety_frames.toml {name}"), name)
+    for name, value in _read("safety_frames.toml").get("frames", {}).items()
+}
 _RULE_DATA = _read("safety_rules.toml")
 RULES: dict[str, list[Rule]] = {c: _rules(_RULE_DATA, c) for c in RULE_SETS}
 SINGLE: dict[str, re.Pattern[str]] = {
     name: compile_pattern(_text(value, f"safety_rules.toml [single] {name}"), name)
     for name, value in _RULE_DATA.get("single", {}).items()
-}
-FRAMES: dict[str, re.Pattern[str]] = {
-    name: compile_pattern(_text(value, f"safety_frames.toml {name}"), name)
-    for name, value in _read("safety_frames.toml").get("frames", {}).items()
 }
