@@ -13,7 +13,10 @@ rules were revised again (so every batch is now partly fitted). On first sight
     holdout3  precision 1.00  recall 0.42   (31 unsafe, 38 safe)
     holdout4  precision 1.00  recall 0.54   (24 unsafe, 61 safe)
 
-which is the honest estimate for phrasings nobody has written a rule for yet.
+which is the honest estimate for phrasings nobody has written a rule for yet. The fresh
+sets (tests/data/safety_fresh1.jsonl, safety_fresh2.jsonl; provenance and scores in
+safety_fresh_README.md) were written blind by another helper; fresh2 was never used for
+tuning: recall 0.25 -> 0.43, false alarms on safe passages 0.06 -> 0.07.
 
     python -m tools.evaluate_safety [path/to/set.jsonl] [--errors] [--split NAME]
 

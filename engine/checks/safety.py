@@ -25,6 +25,10 @@ Design decisions worth knowing:
 - Instructions inside the text ("ignore previous instructions, safety checks
   off") have no effect: nothing here reads the text as instructions.
 
+- Measured honestly (tests/data/safety_fresh_README.md): on passages written by someone
+  who never saw the rules and never used for tuning, recall 0.43 at a false-alarm rate of
+  0.07 - far from catching everything; the LLM Safety Guardian stays necessary.
+
 Where things are: the rules, lexicons and frames are data (engine/checks/data/*.toml, loaded
 by safety_rules.py); sentence splitting and normalising in sentences.py; here, the framing
 logic that drops protective hits, and the screen. tools/evaluate_safety.py scores it on a
@@ -157,6 +161,7 @@ _TOPICS = {
 }
 _TOPIC_RE = {c: [compile_pattern(rf"\b<<{n}>>\b", f"topic {n}") for n in names]
              for c, names in _TOPICS.items()}
+_ANY_TOPIC = [t for topics in _TOPIC_RE.values() for t in topics]
 MODEL_THRESHOLD = 0.7  # 5-fold on fresh1: +recall, no added false alarm (see README)
 
 
@@ -164,10 +169,14 @@ def model_hits(sentences: list[str], model, threshold: float = MODEL_THRESHOLD,
                ) -> list[list[tuple[str, str]]]:
     """(category, why) per sentence from the classifier, each on an unexempt topic."""
     out: list[list[tuple[str, str]]] = [[] for _ in sentences]
-    if not sentences:
+    norm = [_normalise(s) for s in sentences]
+    # only sentences with some topic can be flagged, so only they go to the classifier
+    todo = [i for i, s in enumerate(norm) if any(t.search(s) for t in _ANY_TOPIC)]
+    if not todo:
         return out
-    for i, verdicts in enumerate(model.predict(sentences)):
-        s = _normalise(sentences[i])
+    for i, verdicts in zip(todo, model.predict([sentences[i] for i in todo], threshold),
+                           strict=True):
+        s = norm[i]
         for v in verdicts:
             if v.probability < threshold:
                 break

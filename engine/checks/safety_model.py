@@ -62,21 +62,22 @@ class SafetyModel:
                 self.models[c] = LogisticRegression(C=8.0, class_weight="balanced",
                                                     max_iter=2000).fit(x, y)
 
-    def predict(self, sentences: list[str]) -> list[list[Verdict]]:
-        """For each sentence, a verdict per category (highest probability first)."""
+    def predict(self, sentences: list[str], threshold: float = 0.0) -> list[list[Verdict]]:
+        """For each sentence, the categories at or above `threshold`, most probable first
+        (the cues are worked out only for those, which keeps the screen fast)."""
         if not sentences:
             return []
-        x = self.features.transform([s.lower() for s in sentences])
+        x = self.features.transform([s.lower() for s in sentences]).tocsr()
         out: list[list[Verdict]] = [[] for _ in sentences]
         for c, model in self.models.items():
             probs = model.predict_proba(x)[:, 1]
             coef = model.coef_[0]
-            for i, p in enumerate(probs):
-                row = x.getrow(i)
-                contrib = sorted(zip(row.indices, row.data * coef[row.indices], strict=True),
-                                 key=lambda t: -t[1])
-                cues = tuple(self._cue(j) for j, v in contrib[:12] if v > 0)
-                out[i].append(Verdict(c, float(p), tuple(dict.fromkeys(cues))[:3]))
+            for i in (probs >= threshold).nonzero()[0]:
+                lo, hi = x.indptr[i], x.indptr[i + 1]
+                idx, vals = x.indices[lo:hi], x.data[lo:hi] * coef[x.indices[lo:hi]]
+                top = sorted(zip(idx, vals, strict=True), key=lambda t: -t[1])[:12]
+                cues = dict.fromkeys(self._cue(j) for j, v in top if v > 0)
+                out[i].append(Verdict(c, float(probs[i]), tuple(cues)[:3]))
         for verdicts in out:
             verdicts.sort(key=lambda v: -v.probability)
         return out
