@@ -66,3 +66,19 @@ def test_every_flag_names_its_sentence_and_why():
         ("medication", "Halve your Lexapro this week.")]
     assert text[flags[0].start:flags[0].end] == flags[0].text
     assert "halve your lexapro" in flags[0].reason
+
+
+def test_a_short_heading_is_not_left_to_the_classifier():
+    text = "## Tips from your therapist\n\nKeep a glass of water nearby."
+    assert screen_protocol(text).flags == []
+
+
+def test_the_classifier_adds_flags_that_say_why():
+    from tools import evaluate_safety as ev
+
+    rows = [r for r in ev.load(ev.DEFAULT_SET.parent / "safety_fresh1.jsonl") if r["categories"]]
+    with_model = [screen_protocol(r["text"]).flags for r in rows]
+    rules_only = [screen_protocol(r["text"], use_model=False).flags for r in rows]
+    assert sum(map(bool, with_model)) > sum(map(bool, rules_only))
+    reasons = [f.reason for flags in with_model for f in flags if f.reason.startswith("classifier")]
+    assert reasons and all(" on \"" in r and "cues" in r for r in reasons)

@@ -29,7 +29,7 @@ def test_the_fresh_sets_are_balanced_and_well_formed():
 
 @pytest.mark.parametrize("name, recall, fpr", [
     ("fresh2", 0.43, 0.07),  # unseen: measured once at the end (recall 0.43, fpr 0.07)
-    ("fresh1", 0.93, 0.00),  # used for improving: measured 0.93 / 0.00
+    ("fresh1", 0.92, 0.00),  # used for improving: measured 0.92 / 0.00
 ])
 def test_the_screen_keeps_its_measured_score_on_the_fresh_sets(name, recall, fpr):
     report = _report(name)

@@ -162,6 +162,7 @@ _TOPICS = {
 _TOPIC_RE = {c: [compile_pattern(rf"\b<<{n}>>\b", f"topic {n}") for n in names]
              for c, names in _TOPICS.items()}
 _ANY_TOPIC = [t for topics in _TOPIC_RE.values() for t in topics]
+MODEL_MIN_WORDS = 6
 MODEL_THRESHOLD = 0.7  # 5-fold on fresh1: +recall, no added false alarm (see README)
 
 
@@ -170,8 +171,10 @@ def model_hits(sentences: list[str], model, threshold: float = MODEL_THRESHOLD,
     """(category, why) per sentence from the classifier, each on an unexempt topic."""
     out: list[list[tuple[str, str]]] = [[] for _ in sentences]
     norm = [_normalise(s) for s in sentences]
-    # only sentences with some topic can be flagged, so only they go to the classifier
-    todo = [i for i, s in enumerate(norm) if any(t.search(s) for t in _ANY_TOPIC)]
+    # only sentences with some topic can be flagged, so only they go to the classifier,
+    # and a heading or fragment ("Tips from your therapist") is too short for it to judge
+    todo = [i for i, s in enumerate(norm)
+            if len(s.split()) >= MODEL_MIN_WORDS and any(t.search(s) for t in _ANY_TOPIC)]
     if not todo:
         return out
     for i, verdicts in zip(todo, model.predict([sentences[i] for i in todo], threshold),
