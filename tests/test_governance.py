@@ -264,3 +264,22 @@ def test_a_campaign_stage_needs_both_approvers_before_it_moves_on(db_url: str) -
     md = export_markdown(run_id)
     assert ("- Brief: v1 approved by Mo Marketer (unverified), Ann Other (verified) on ") in md
     assert "(2 of 2 approvals)" in md
+
+
+def test_with_sign_in_configured_the_app_takes_no_typed_name(db_url: str) -> None:
+    from streamlit.testing.v1 import AppTest
+
+    from tests.test_pages import APP
+
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.secrets["auth"] = {"redirect_uri": "http://localhost:8501/oauth2callback",
+                          "cookie_secret": "x" * 32, "client_id": "c", "client_secret": "s",
+                          "server_metadata_url": "https://id.example.org/.well-known/openid"}
+    at.session_state["reviewer"] = "dr_smith"  # typed earlier, or remembered by a cookie
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert not [t for t in at.sidebar.text_input if t.key == "reviewer_input"]
+    assert any(b.label == "Sign in" for b in at.sidebar.button)
+    assert "typed names are not accepted" in " ".join(c.value for c in at.sidebar.caption)
+    start = next(b for b in at.button if b.label == "Start drafting")
+    assert start.disabled
