@@ -120,7 +120,35 @@ def mentions_in(feedback: list[str]) -> list[str]:
     for f in feedback:
         for m in re.finditer(r"\b(?:mention|include|add|highlight|focus on|talk about)\b:?\s+"
                              r"(?!@)([^.;\n!?]{3,80})", f, re.I):
-            out.append(m.group(1).strip().rstrip(","))
+            out.append(re.sub(r"^that\s+", "", m.group(1).strip().rstrip(","), flags=re.I))
+    return out
+
+
+_FEE = re.compile(  # names are capitalised, so only the verbs and units ignore case
+    r"\b(?i:offer|pay|give)\s+(@[\w.]*\w|(?:(?i:dr|mr|mrs|ms|mx)\.?\s+)?[A-Z][\w'-]+"
+    r"(?:\s+[A-Z][\w'-]+)?)\b[^.;\n]{0,40}?(?:\$\s?|(?i:usd)\s?)?(\d[\d,]*(?:\.\d+)?)\s*"
+    r"(?:(?i:k)\b)?")
+_TITLES = re.compile(r"^(?:dr|mr|mrs|ms|mx)\.?\s+", re.I)
+
+
+def fee_offers(feedback: list[str], shortlist: list[dict[str, Any]]) -> dict[str, int]:
+    """Fees a person asked to offer a creator, by handle: "Offer Dr. Vogel her usual fee of
+    1800 dollars", "pay @maya.brews $450". A creator is named by handle or by name."""
+    out: dict[str, int] = {}
+    for f in feedback:
+        for m in _FEE.finditer(f):
+            who = m.group(1).lower()
+            amount = float(m.group(2).replace(",", ""))
+            if m.group(0).rstrip().lower().endswith("k"):
+                amount *= 1000
+            if amount < 20:  # "offer Maya 2 posts" is not a fee
+                continue
+            name = _TITLES.sub("", who).strip()
+            for e in shortlist:
+                names = (e.get("name") or "").lower().split()
+                if who == e["handle"].lower() or (name and all(
+                        part in names for part in name.split())):
+                    out[e["handle"]] = int(round(amount))
     return out
 
 
@@ -145,3 +173,40 @@ def unhandled_feedback(task: DraftTask) -> list[str]:
     """Feedback the templates cannot act on: carried into the brief as open points."""
     return [f for f in stage_feedback(task) if not mentions_in([f]) and not SHORTER.search(f)
             and not re.search(r"@[\w.]+", f)]
+
+
+# What the goal promotes: "launch our oat-milk cold brew", "get people to try our night cream",
+# "bring families in for the Saturday pancake brunch". The phrase ends where the goal goes on.
+_GOAL_PRODUCT = [re.compile(p, re.I) for p in (
+    r"\b(?:launch|introduce|promote|unveil|debut|release|showcase|feature)\s+"
+    r"(?:our|the|a|an|its|their)?\s*(?:new\s+|latest\s+)?(.+)",
+    r"\b(?:sell(?:ing)?\s+more(?:\s+of)?|try|trying|order|book)\s+(?:our|the)\s+(?:new\s+)?(.+)",
+    r"\bfor\s+(?:our|the)\s+(?:new\s+)?(.+)",
+)]
+_GOAL_PRODUCT_END = re.compile(
+    r"\s+(?:to|for|this|next|among|in|at|with|by|during|before|after|across|so|and|that|"
+    r"which|who|from|on|as|around)\b|[,.;:!?()\n]", re.I)
+
+
+def goal_product(goal: str) -> str | None:
+    """The product or offer the goal names, if it names one."""
+    for pattern in _GOAL_PRODUCT:
+        m = pattern.search(goal)
+        if not m:
+            continue
+        rest = m.group(1)
+        cut = _GOAL_PRODUCT_END.search(rest)
+        phrase = (rest[:cut.start()] if cut else rest).strip(" -")
+        if 2 <= len(phrase) <= 60 and len(phrase.split()) <= 6 and not re.match(
+                r"^(?:us|more|people|customers|sales|awareness|visits?)\b", phrase, re.I):
+            return phrase
+    return None
+
+
+def products_for(goal: str, brand: BrandOut | None) -> list[str]:
+    """What the campaign promotes, first the product its goal names, then the brand's own."""
+    named = goal_product(goal)
+    own = list(brand.products) if brand else []
+    out = [named] if named else []
+    out += [p for p in own if not named or p.lower() != named.lower()]
+    return out or ["our products"]

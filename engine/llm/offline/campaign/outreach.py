@@ -14,9 +14,12 @@ from engine.llm.offline.campaign.common import (
     brand_of,
     casual,
     city,
+    fee_offers,
     feedback_mentions,
     first_name,
+    products_for,
     sanitize,
+    stage_feedback,
     wants_compliance_fix,
     wants_shorter,
 )
@@ -48,6 +51,8 @@ PLATFORM_SHORT = {
 
 
 def _offer(entry: dict[str, Any], budget: float, n: int) -> int:
+    if entry.get("offered_fee"):  # a person said what to offer
+        return int(entry["offered_fee"])
     fee = float(entry.get("fee_usd") or 0)
     cap = per_creator_budget(budget, n)
     return int(round(min(fee, cap) if fee else cap, -1))
@@ -59,7 +64,7 @@ def _message(channel: str, e: dict[str, Any], *, brand: BrandOut | None, brand_n
     """(subject or title, body) for one creator on one channel, in the brand's register."""
     first = first_name(e.get("name") or e["handle"])
     easy = casual(brand)
-    product = (brand.products[0] if brand and brand.products else "our products")
+    product = products_for(goal, brand)[0]
     place = city(brand.location) if brand else ""
     ask = PLATFORM_ASK.get(e.get("platform", ""), "one sponsored post")
     offer = _offer(e, budget, n)
@@ -147,12 +152,15 @@ def draft_outreach(task: DraftTask) -> OutreachDraft:
     generic_note = bool(re.search(r"generic|personal", notes_text, re.I))
     extra = feedback_mentions(task)
     short = wants_shorter(task)
+    fees = fee_offers(stage_feedback(task), shortlist)
     messages = []
     for e in shortlist:
+        if e["handle"] in fees:
+            e = e | {"offered_fee": fees[e["handle"]]}
         for ch in channels:
             kept = previous.get(e["handle"], ch) if previous else None
             redo = (kept is None or not kept.body or _targets(task.notes, e["handle"], ch)
-                    or generic_note or bool(extra) or short)
+                    or generic_note or bool(extra) or short or e["handle"] in fees)
             if redo:
                 # The first draft is the generic template; revisions personalise it.
                 subject, body = _message(ch, e, brand=brand, brand_name=brand_name,
