@@ -118,6 +118,12 @@ def get_model() -> SafetyModel | None:
     if rows is None:
         log.warning("safety model: corpus %s missing; the screen runs on rules only", CORPUS)
         return None
+    try:
+        import sklearn  # noqa: F401 - a dependency; an old virtualenv may lack it
+    except ImportError:
+        log.warning("safety model: scikit-learn is not installed (pip install -e .); the "
+                    "screen runs on rules only")
+        return None
     path = CACHE_DIR / f"safety_model-{_key(rows)}.pickle"
     # The cache is this user's own file, written below from the repository's corpus.
     if path.exists():
