@@ -1,8 +1,8 @@
 """draft.verdict: the critics' PASS/REVISE verdict on a version, where the loop kept it in the
 run's params (`_last_verdicts`) before
 
-Revision ID: 0005
-Revises: 0004
+Revision ID: 0006
+Revises: 0005
 Create Date: 2026-11-23 22:00:00
 
 A run's params are what the person asked for (thresholds, prompts); the loop's bookkeeping
@@ -15,8 +15,8 @@ import sqlalchemy as sa
 from alembic import op
 from sqlalchemy.dialects import postgresql
 
-revision: str = "0005"
-down_revision: str | Sequence[str] | None = "0004"
+revision: str = "0006"
+down_revision: str | Sequence[str] | None = "0005"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
