@@ -380,3 +380,17 @@ class ApiToken(SQLModel, table=True):
     created_by: str = Field(default="", max_length=120)
     created_at: datetime = Field(default_factory=utcnow)
     revoked: bool = False
+
+
+class LiveDraft(SQLModel, table=True):
+    """realmodel (issue 16): the drafter's answer as it streams in, for the Run page; written a
+    few times a second in transactions of its own, never in the step's, and shown only while
+    its step runs: a committed version replaces it, a killed step's leftover is never one."""
+
+    run_id: int = Field(foreign_key="run.id", primary_key=True)
+    step_id: int | None = None
+    agent: str = Field(default="", max_length=64)
+    text: str = ""
+    chars: int = 0
+    """Characters of the model's raw answer so far."""
+    updated_at: datetime = Field(default_factory=utcnow)

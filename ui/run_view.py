@@ -13,6 +13,7 @@ from engine.highlight import segments, unlocated
 from engine.nothing_to_review import nothing_to_review
 from engine.views import DraftView, RunDetail, run_version
 from ui.format import NODE, duration, halt_reason, status_badge, usd
+from ui.live_draft import render_live_draft
 from ui.markdown import demote_headings, escape_inline, flagged_draft
 from ui.worker import inapp_worker_enabled
 
@@ -77,6 +78,7 @@ def render_progress(detail: RunDetail) -> None:
             st.rerun()
         if active:
             _draw_progress(detail)
+            render_live_draft(detail.id)  # the drafter's answer as it streams in
 
     _live()
 
