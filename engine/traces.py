@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import urllib.error
 import urllib.request
 from datetime import UTC, datetime, timedelta
@@ -23,6 +22,7 @@ from sqlmodel import col, select
 
 from db.models import Draft, HumanAction, LLMCall, Run, Step
 from db.session import session_scope
+from engine.config import settings
 from engine.errors import NotFound, ServiceError
 from engine.views import StepView
 
@@ -474,7 +474,7 @@ def to_otlp(run_id: int) -> dict[str, Any]:
 def otlp_endpoint() -> str | None:
     """The collector's traces URL from DRAFTROOM_OTLP_ENDPOINT, or None when not configured.
     A base URL ("http://localhost:4318") gets the standard /v1/traces path."""
-    raw = (os.environ.get(OTLP_ENV) or "").strip()
+    raw = settings().otlp_endpoint or ""
     if not raw:
         return None
     return raw if raw.rstrip("/").endswith("/v1/traces") else raw.rstrip("/") + "/v1/traces"
@@ -482,7 +482,7 @@ def otlp_endpoint() -> str | None:
 
 def _headers() -> dict[str, str]:
     out = {"Content-Type": "application/json"}
-    for part in (os.environ.get(OTLP_HEADERS_ENV) or "").split(","):
+    for part in settings().otlp_headers.split(","):
         if "=" in part:
             k, v = part.split("=", 1)
             out[k.strip()] = v.strip()
