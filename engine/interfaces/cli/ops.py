@@ -95,19 +95,20 @@ def cmd_seed_demo(a: argparse.Namespace) -> int:
 
 
 def cmd_export_trace(a: argparse.Namespace) -> int:
-    from engine import traces
+    from engine.exports import otlp, trace_events
 
     if a.send:
-        status = traces.send_otlp(a.run_id, endpoint=a.endpoint)
+        status = otlp.send_otlp(a.run_id, endpoint=a.endpoint)
         print(
-            f"sent run {a.run_id}'s spans to {a.endpoint or traces.otlp_endpoint()} (HTTP {status})"
+            f"sent run {a.run_id}'s spans to {a.endpoint or otlp.otlp_endpoint()} (HTTP {status})"
         )
         return 0
     if a.format == "jsonl":
-        sys.stdout.write(traces.to_jsonl(a.run_id))
+        sys.stdout.write(trace_events.to_jsonl(a.run_id))
     elif a.format == "summary":
-        print(json.dumps(traces.run_summary(a.run_id), indent=2, ensure_ascii=False, default=str))
+        summary = trace_events.run_summary(a.run_id)
+        print(json.dumps(summary, indent=2, ensure_ascii=False, default=str))
     else:
-        print(json.dumps(traces.to_otlp(a.run_id), ensure_ascii=False))
+        print(json.dumps(otlp.to_otlp(a.run_id), ensure_ascii=False))
     return 0
 
