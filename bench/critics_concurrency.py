@@ -54,11 +54,11 @@ def measure(runs: int, latency: float = LATENCY_S) -> dict[str, list[float]]:
             # The same two critics, one after the other, on this run's last draft.
             content = service_draft_content(run_id)
             task = ReviewTask(kind="protocol", stage=stage.name, input=protocol_input(i),
-                              content=content, flags=stage.checks(content, {}).flags)
+                              content=content, flags=stage.checks(content, {}, {}).flags)
             ctx = CallContext(run_id=run_id, step_id=None, kind="protocol", stage=stage.name,
                               params={}, budget_usd=None)
             t0 = time.perf_counter()
-            stage.checks(content, {})
+            stage.checks(content, {}, {})
             for critic in stage.critics:
                 run_agent(critic, task, backend, ctx)
             out["sequential"].append(time.perf_counter() - t0)

@@ -84,7 +84,7 @@ def draftroom_batch(n: int, clock: AgentClock, *, offset: int = 0) -> Batch:
     from db.models import Run, RunStatus, Step
     from db.session import session_scope
     from engine import service
-    from engine.llm.offline import OfflineBackend
+    from engine.llm.offline.backend import OfflineBackend
     from engine.loop.worker import Worker
 
     worker = Worker(backend=OfflineBackend(), worker_id="bench-overhead")

@@ -77,7 +77,7 @@ def build_graph(checkpointer: Any, pipeline: Any) -> Any:
         task = DraftTask(kind="protocol", stage=stage.name, input=state["input"],
                          iteration=state.get("iteration", 0) + 1,
                          previous=state.get("draft"), notes=notes, feedback=[])
-        text = stage.to_text(stage.drafter.offline(task))
+        text = stage.to_text(stage.drafter.offline(task), task.context)
         return {"draft": text, "version": state.get("version", 0) + 1,
                 "iteration": state.get("iteration", 0) + 1, "reviews": [], "notes": []}
 
@@ -86,7 +86,7 @@ def build_graph(checkpointer: Any, pipeline: Any) -> Any:
                           content=state["draft"], flags=flags)
 
     def safety(state: ProtocolState) -> dict[str, Any]:
-        checks = stage.checks(state["draft"], state["input"])
+        checks = stage.checks(state["draft"], state["input"], {})
         review = as_review(safety_spec.offline(review_task(state, checks.flags)))
         return {"caps": checks.caps, "flags": [f.model_dump() for f in checks.flags],
                 "reviews": [{"author": safety_spec.name, **review.model_dump()}]}
@@ -170,7 +170,7 @@ class LangGraphDesk:
     def run_to_review(self, run_input: dict[str, Any]) -> int:
         """One protocol from its input to the interrupt before human review; returns the
         number of nodes (super-steps) it ran."""
-        from engine.pipelines.protocol import ProtocolInput
+        from engine.pipelines.protocol.models import ProtocolInput
 
         self.threads += 1
         config = {"configurable": {"thread_id": f"protocol-{self.threads}"}}

@@ -81,7 +81,7 @@ def spans(ids: list[int]) -> tuple[float, list[float], int]:
 
 def in_app(n: int) -> Result:
     """The Worker thread the app runs, in this process, until the queue is empty."""
-    from engine.llm.offline import OfflineBackend
+    from engine.llm.offline.backend import OfflineBackend
     from engine.loop.worker import Worker
 
     ids = queue_runs(n)

@@ -25,7 +25,7 @@ from sqlalchemy.exc import OperationalError
 from sqlmodel import SQLModel
 
 from db import models  # noqa: F401  (registers every table on SQLModel.metadata)
-from db.session import SCHEMA_LOCK, database_url, make_engine
+from db.connect import SCHEMA_LOCK, database_url, make_engine
 
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 BASELINE = "0001"

@@ -248,7 +248,7 @@ class Creator(SQLModel, table=True):
     audience_size: int = 0
     location: str = Field(default="", max_length=200)
     engagement_rate: float = 0.0  # percent, e.g. 4.2
-    contact_channel: str = Field(default="email", max_length=32)  # one of engine.channels
+    contact_channel: str = Field(default="email", max_length=32)  # a campaign channel (channels.py)
     fee_usd: float = 0.0  # typical fee for one sponsored post
     bio: str = Field(default="")
 

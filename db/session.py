@@ -2,48 +2,18 @@
 
 from __future__ import annotations
 
-import os
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from sqlalchemy import event
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import OperationalError, ProgrammingError
-from sqlmodel import Session, SQLModel, create_engine
+from sqlmodel import Session, SQLModel
 
 from db import models  # noqa: F401  (registers every table on SQLModel.metadata)
-
-DEFAULT_URL = "sqlite:///draftroom.db"
-
-
-def database_url() -> str:
-    return os.environ.get("DATABASE_URL") or DEFAULT_URL
-
-
-def _sqlite_pragmas(dbapi_conn, _record) -> None:  # type: ignore[no-untyped-def]
-    cur = dbapi_conn.cursor()
-    cur.execute("PRAGMA journal_mode=WAL")
-    cur.execute("PRAGMA busy_timeout=30000")
-    cur.execute("PRAGMA foreign_keys=ON")
-    # NORMAL in WAL mode: a commit survives a process crash (the kill tests), and
-    # only an OS crash can lose the last transactions.
-    cur.execute("PRAGMA synchronous=NORMAL")
-    cur.close()
-
-
-def make_engine(url: str) -> Engine:
-    if url.startswith("sqlite"):
-        eng = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
-        event.listen(eng, "connect", _sqlite_pragmas)
-        return eng
-    return create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=10)
-
+from db.connect import SCHEMA_LOCK, database_url, make_engine
+from db.migrate import migrate
 
 _ENGINES: dict[str, Engine] = {}
-# One lock for everything that changes the schema in this process: creating the tables of a
-# new engine and Alembic migrations (db/migrate.py) must not interleave.
-SCHEMA_LOCK = threading.RLock()
 
 
 def get_engine() -> Engine:
@@ -66,8 +36,6 @@ def _create_tables(eng: Engine) -> None:
     is the deliberate `make migrate`. Another process may be creating the same tables at the
     same moment (workers starting together): its "already exists" means the work is done."""
     if eng.dialect.name == "sqlite":
-        from db.migrate import migrate  # db.migrate imports this module
-
         migrate(str(eng.url))
         return
     for attempt in range(3):

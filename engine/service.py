@@ -274,7 +274,9 @@ def approve(
         stage = get_pipeline(run.kind).stage(run.stage)
         # The checks run again here, on the exact text being approved: they bind the gate
         # whatever was stored, whoever wrote the text.
-        blocking = [f for f in stage.checks(draft.content, run.input).flags if f.blocking]
+        context = get_pipeline(run.kind).context_for_review(s, run.input, run.stage)
+        blocking = [f for f in stage.checks(draft.content, run.input, context).flags
+                    if f.blocking]
         if blocking and not reason:
             cats = sorted({f.category for f in blocking})
             raise ApprovalBlocked(
@@ -365,8 +367,9 @@ def edit(
 def store_check_flags(s: Session, run: Run, draft: Draft) -> None:
     """Run the stage's deterministic checks on a draft a person brought in (an edit, a branch)
     and keep its flags now, so the gate and the page show them before the critics score it."""
-    stage = get_pipeline(run.kind).stage(run.stage)
-    for f in stage.checks(draft.content, run.input).flags:
+    pipeline = get_pipeline(run.kind)
+    context = pipeline.context_for_review(s, run.input, run.stage)
+    for f in pipeline.stage(run.stage).checks(draft.content, run.input, context).flags:
         s.add(Flag(draft_id=draft.id or 0, check=f.check, category=f.category, text=f.text,
                    start=f.start, end=f.end, blocking=f.blocking))
 

@@ -7,9 +7,9 @@ from typing import Any
 
 import streamlit as st
 
-from engine.brands import BrandOut, create_brand, list_brands, update_brand
-from engine.creators import list_creators
 from engine.errors import InvalidInput, NotFound
+from engine.pipelines.campaign.brands import BrandOut, create_brand, list_brands, update_brand
+from engine.pipelines.campaign.creators import list_creators
 from ui.form_errors import show_field_errors
 from ui.markdown import escape_inline
 from ui.reviewer import reviewer

@@ -9,7 +9,7 @@ from datetime import UTC, date, datetime, timedelta
 import pandas as pd
 import streamlit as st
 
-from db.session import database_url
+from db.connect import database_url
 from engine import identity, ops
 from ui import reviewer
 from ui.budget_banner import budget_banner

@@ -9,7 +9,7 @@ import json
 import pandas as pd
 import streamlit as st
 
-from db.session import database_url
+from db.connect import database_url
 from engine import identity, traces
 from engine.errors import NotFound, ServiceError
 from engine.exports import otlp, trace_events

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from engine.pipelines.base import NoteOut, Review, ScoreOut
-from engine.pipelines.protocol import ProtocolDraft
+from engine.pipelines.protocol.models import ProtocolDraft
 
 INTENT = {"intent": "Help a university student manage exam panic", "audience": "adult students"}
 

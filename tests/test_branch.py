@@ -14,7 +14,7 @@ from db.session import session_scope
 from engine import branch, service, views
 from engine.errors import ApprovalBlocked, InvalidInput, NotFound
 from engine.interfaces.cli import main
-from engine.llm.offline import OfflineBackend
+from engine.llm.offline.backend import OfflineBackend
 from engine.loop.leases import claim_run
 from engine.loop.supervisor import Supervisor
 from tests.factories import INTENT

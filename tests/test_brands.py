@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from engine.brands import create_brand, get_brand, list_brands, update_brand
 from engine.errors import InvalidInput, NotFound
+from engine.pipelines.campaign.brands import create_brand, get_brand, list_brands, update_brand
 
 
 def test_sample_brands_load_on_first_use(db_url: str) -> None:

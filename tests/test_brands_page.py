@@ -6,7 +6,7 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
-from engine.brands import list_brands
+from engine.pipelines.campaign.brands import list_brands
 
 PAGE = str(Path(__file__).resolve().parent.parent / "pages" / "brands.py")
 
@@ -71,7 +71,7 @@ def test_a_duplicate_name_is_a_field_error(db_url: str) -> None:
 def test_every_profile_field_has_a_widget() -> None:
     import ast
 
-    from engine.brands import BrandIn
+    from engine.pipelines.campaign.brands import BrandIn
 
     tree = ast.parse(Path(PAGE).read_text())
     fields = next(n for n in tree.body if isinstance(n, ast.AnnAssign)

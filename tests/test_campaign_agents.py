@@ -8,15 +8,17 @@ from typing import Any
 import pytest
 from openai.lib._pydantic import to_strict_json_schema
 
+from db.session import session_scope
 from engine import service, views
-from engine.brands import list_brands
+from engine.llm.offline.campaign.brief import draft_brief
+from engine.llm.offline.campaign.common import sanitize
+from engine.llm.offline.campaign.evaluator import review_campaign
 from engine.llm.openai_backend import OpenAIBackend
 from engine.loop.leases import claim_run
 from engine.loop.supervisor import Supervisor
 from engine.pipelines.base import DraftTask, NoteOut, ReviewTask
-from engine.pipelines.campaign import CAMPAIGN
-from engine.pipelines.campaign_evaluator import review_campaign
-from engine.pipelines.campaign_offline import draft_brief, sanitize
+from engine.pipelines.campaign.brands import list_brands
+from engine.pipelines.campaign.spec import CAMPAIGN
 from testkit.fake_openai import FakeOpenAI
 
 
@@ -28,14 +30,22 @@ def alma(db_url: str) -> dict[str, Any]:
                 "num_creators": 2}
 
 
+def _context(run_input: dict[str, Any], stage: str) -> dict[str, Any]:
+    """What a step of this stage is given from the database when it opens."""
+    with session_scope() as s:
+        return CAMPAIGN.context_for_review(s, run_input, stage)
+
+
 def _scores(stage: str, text: str, run_input: dict[str, Any]) -> dict[str, float]:
-    r = review_campaign(ReviewTask(kind="campaign", stage=stage, input=run_input, content=text))
+    r = review_campaign(ReviewTask(kind="campaign", stage=stage, input=run_input, content=text,
+                                   context=_context(run_input, stage)))
     return {s.name: s.value for s in r.scores} | {"PASS": r.verdict == "PASS"}  # type: ignore[dict-item]
 
 
 def test_the_evaluator_scores_follow_the_text(alma: dict[str, Any]) -> None:
+    ctx = _context(alma, "brief")
     brief = CAMPAIGN.stage("brief").to_text(draft_brief(DraftTask(
-        kind="campaign", stage="brief", input=alma, iteration=1)))
+        kind="campaign", stage="brief", input=alma, iteration=1, context=ctx)), ctx)
     good = _scores("brief", brief, alma)
     assert good == {"brand_voice": 1.0, "quality": 1.0, "completion": 1.0, "PASS": True}
 
@@ -57,7 +67,7 @@ def test_the_evaluator_scores_follow_the_text(alma: dict[str, Any]) -> None:
 
 
 def test_outreach_rubric_personalisation_and_coverage(alma: dict[str, Any]) -> None:
-    from engine.outreach import render_outreach
+    from engine.pipelines.campaign.outreach import render_outreach
 
     personal = ("Hi Maya! We're Alma Cafe. We love your posts about latte art. Would you post "
                 "a reel for $250? It's a paid partnership with #ad. Interested?")
@@ -86,7 +96,8 @@ def test_sanitize_rewrites_only_the_banned_phrases(alma: dict[str, Any]) -> None
 def test_the_drafter_answers_human_feedback(alma: dict[str, Any]) -> None:
     task = DraftTask(kind="campaign", stage="brief", input=alma, iteration=2,
                      feedback=["Mention the student discount", "What about rainy weekends"],
-                     notes=[NoteOut(target="drafter", priority="critical", text="x")])
+                     notes=[NoteOut(target="drafter", priority="critical", text="x")],
+                     context=_context(alma, "brief"))
     d = draft_brief(task)
     assert "The student discount" in d.key_messages
     assert d.open_points == ["What about rainy weekends"]

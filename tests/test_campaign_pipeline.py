@@ -9,15 +9,16 @@ from typing import Any
 import pytest
 
 from engine import service, views
-from engine.brands import list_brands
-from engine.creators import edit_shortlist, parse_shortlist
 from engine.errors import ApprovalBlocked, InvalidInput, InvalidState
 from engine.llm.base import AgentCall, LLMResponse
-from engine.llm.offline import OfflineBackend
+from engine.llm.offline.backend import OfflineBackend
 from engine.loop.leases import claim_run
 from engine.loop.supervisor import Supervisor
-from engine.outreach import parse_outreach
-from engine.pipelines.campaign_models import CampaignInput
+from engine.pipelines.campaign.brands import list_brands
+from engine.pipelines.campaign.creators import parse_shortlist
+from engine.pipelines.campaign.models import CampaignInput
+from engine.pipelines.campaign.outreach import parse_outreach
+from engine.shortlist import edit_shortlist
 from tests.factories import review
 from tests.utils.scripted import ScriptedModel
 
@@ -207,7 +208,7 @@ def test_a_banned_claim_in_the_goal_is_flagged_then_rewritten(db_url: str) -> No
 
 
 def test_the_evaluator_verdict_binds_and_three_iterations_is_the_limit(db_url: str) -> None:
-    from engine.pipelines import campaign_evaluator
+    from engine.llm.offline.campaign import evaluator as campaign_evaluator
 
     def offline(call: AgentCall[Any]) -> Any:
         return call.offline(call.task)  # type: ignore[misc]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from streamlit.testing.v1 import AppTest
 
 from engine import views
-from engine.creators import ShortlistEntry, parse_shortlist
+from engine.pipelines.campaign.creators import ShortlistEntry, parse_shortlist
 from tests.test_campaign_pipeline import ACTOR, approve_and_advance, drive, start
 from ui.campaign_view import creator_card, whatsapp_preview
 from ui.markdown import escape_inline

@@ -7,7 +7,7 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.channels import (
+from engine.pipelines.campaign.channels import (
     SPECS,
     format_message,
     split_sms,

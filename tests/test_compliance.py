@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from engine.checks.compliance import campaign_checks, check_campaign
-from engine.outreach import parse_outreach, render_outreach
+from engine.pipelines.campaign.compliance import campaign_checks, check_campaign
+from engine.pipelines.campaign.outreach import parse_outreach, render_outreach
 
 
 def _outreach(*messages: tuple[str, str | None, str]) -> str:
@@ -108,11 +108,19 @@ def test_outreach_round_trip_keeps_offsets() -> None:
     assert doc.messages[0].body.startswith("Hi Maya,")
 
 
-def test_stage_check_reads_the_brand_from_the_database(db_url: str) -> None:
-    from engine.brands import list_brands
+def test_stage_check_reads_the_brand_from_the_step_context(db_url: str) -> None:
+    """The check itself is pure: the brand's banned lists come in the context a step is given
+    when it opens (resolved from the database by the pipeline's review_context)."""
+    from db.session import session_scope
+    from engine.pipelines.campaign.brands import list_brands
+    from engine.pipelines.campaign.spec import CAMPAIGN
 
     alma = next(b for b in list_brands() if b.name == "Alma Cafe")
+    with session_scope() as s:
+        ctx = CAMPAIGN.context_for_review(s, {"brand_id": alma.id}, "brief")
+        gone = CAMPAIGN.context_for_review(s, {"brand_id": 999}, "brief")
     check = campaign_checks("brief")
-    r = check("Come for the healthiest coffee in town; #ad on posts.", {"brand_id": alma.id})
-    assert _cats(r) == ["banned_claim"]
-    assert check("Come for the coffee.", {"brand_id": 999}).flags == []
+    text = "Come for the healthiest coffee in town; #ad on posts."
+    assert _cats(check(text, {"brand_id": alma.id}, ctx)) == ["banned_claim"]
+    assert check(text, {"brand_id": alma.id}, {}).flags == []  # nothing read behind its back
+    assert check("Come for the coffee.", {"brand_id": 999}, gone).flags == []

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from engine.brands import list_brands
-from engine.creators import (
+from engine.pipelines.campaign.brands import list_brands
+from engine.pipelines.campaign.creators import (
     change_shortlist,
     list_creators,
     parse_shortlist,

@@ -10,7 +10,7 @@ import pytest
 
 from engine import service
 from engine.llm.base import AgentCall, LLMResponse, T
-from engine.llm.offline import OfflineBackend
+from engine.llm.offline.backend import OfflineBackend
 from engine.loop import worker as worker_module
 from engine.loop.leases import claim_run, lease_owner
 from engine.loop.worker import Worker

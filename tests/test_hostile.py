@@ -136,7 +136,7 @@ def test_campaign_start_validates_or_refuses_whole(db_any: str, goal: str, audie
                                                    brand_name: str, budget: float,
                                                    channels: list[str],
                                                    brand_id: int | None) -> None:
-    from engine.brands import list_brands
+    from engine.pipelines.campaign.brands import list_brands
 
     tried("start_run campaign")
     brand = list_brands()[0]

@@ -16,7 +16,7 @@ from typing import Any
 from mcp import Client, StdioServerParameters
 
 from engine import service, views
-from engine.llm.offline import OfflineBackend
+from engine.llm.offline.backend import OfflineBackend
 from engine.loop.leases import claim_run
 from engine.loop.supervisor import Supervisor
 from engine.pipelines.registry import PIPELINES

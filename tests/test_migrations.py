@@ -13,6 +13,7 @@ from alembic import command
 from sqlalchemy import create_engine, inspect, text
 from sqlmodel import SQLModel
 
+from db.connect import make_engine
 from db.migrate import (
     SchemaOutOfDate,
     alembic_config,
@@ -22,7 +23,6 @@ from db.migrate import (
     on_start,
     schema_diff,
 )
-from db.session import make_engine
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])

@@ -13,7 +13,7 @@ from db.models import Run, RunStatus
 from db.session import session_scope
 from engine import service
 from engine.loop.worker import Worker
-from engine.pipelines.protocol import MAX_INTENT
+from engine.pipelines.protocol.models import MAX_INTENT
 from engine.views import get_run, list_runs
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
@@ -427,7 +427,7 @@ def test_acts_the_reviewers_role_does_not_allow_are_greyed_out_with_the_reason()
 
 def test_campaign_run_page_shows_its_stages_and_uses_the_campaign_view() -> None:
     pytest.importorskip("ui.campaign_view")
-    from engine.brands import list_brands
+    from engine.pipelines.campaign.brands import list_brands
 
     brand = list_brands()[0]
     run_id = service.start_run(kind="campaign", actor="seed", input={

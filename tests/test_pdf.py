@@ -15,7 +15,7 @@ from engine.errors import InvalidState
 from engine.exports import pdf as pdf_export
 from engine.exports.pdf import export_pdf, parse_handout
 from engine.interfaces.cli import main
-from engine.llm.offline import OfflineBackend
+from engine.llm.offline.backend import OfflineBackend
 from engine.loop.leases import claim_run
 from engine.loop.supervisor import Supervisor
 from tests.factories import INTENT

@@ -20,7 +20,7 @@ from sqlmodel import select
 from db.models import Run, RunStatus, Step
 from db.session import get_engine, reset_engines, session_scope
 from engine import service, views
-from engine.llm.offline import OfflineBackend
+from engine.llm.offline.backend import OfflineBackend
 from engine.loop.leases import claim_next, claim_run, heartbeat, release_all
 from engine.loop.supervisor import Supervisor
 from engine.loop.worker import Worker

@@ -18,10 +18,11 @@ from db.session import session_scope
 from engine import prompt_versions as pv
 from engine import service
 from engine.errors import InvalidInput, NotFound
-from engine.llm.offline import OfflineBackend
+from engine.llm.offline.backend import OfflineBackend
 from engine.loop.leases import claim_run
 from engine.loop.supervisor import Supervisor
-from engine.pipelines.protocol import DRAFTER_PROMPT, SAFETY_PROMPT, THRESHOLDS
+from engine.pipelines.protocol.critics import SAFETY_PROMPT
+from engine.pipelines.protocol.spec import DRAFTER_PROMPT, THRESHOLDS
 from engine.pipelines.registry import PIPELINES
 from tests.factories import INTENT
 from ui.prompt_figures import comparison_figure, comparison_rows
@@ -279,7 +280,7 @@ def test_prompts_page_saves_activates_and_compares(db_url: str,
 
 
 def test_campaign_agents_are_compared_in_the_stages_they_work_in(db_url: str) -> None:
-    from engine.brands import list_brands
+    from engine.pipelines.campaign.brands import list_brands
 
     brand = list_brands()[0]
     data = {"brand_id": brand.id, "brand_name": brand.name, "goal": "Fill weekend brunch",

@@ -10,17 +10,14 @@ from collections import Counter
 import pytest
 
 from engine.checks.safety import screen_protocol
-from engine.pipelines import protocol_library as lib
+from engine.llm.offline.protocol import library as lib
+from engine.llm.offline.protocol.common import choose_exercise
+from engine.llm.offline.protocol.critics import review_clinical, review_safety
+from engine.llm.offline.protocol.drafter import draft_protocol
 from engine.pipelines.base import DraftTask, NoteOut, ReviewTask
-from engine.pipelines.protocol import (
-    EXERCISE_TYPES,
-    MAX_ITERATIONS,
-    THRESHOLDS,
-    render_protocol,
-)
-from engine.pipelines.protocol_critics import review_clinical, review_safety
-from engine.pipelines.protocol_offline import draft_protocol
-from engine.pipelines.protocol_text import choose_exercise
+from engine.pipelines.protocol.models import EXERCISE_TYPES
+from engine.pipelines.protocol.spec import MAX_ITERATIONS, THRESHOLDS
+from engine.pipelines.protocol.text import render_protocol
 
 INTENTS = [
     ("Help students manage exam anxiety before finals", "university students"),

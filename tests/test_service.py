@@ -10,7 +10,7 @@ from db.models import Draft, HumanAction, Note, Run
 from db.session import session_scope
 from engine import service, views
 from engine.errors import ApprovalBlocked, InvalidInput, InvalidState, StaleRun
-from engine.llm.offline import OfflineBackend
+from engine.llm.offline.backend import OfflineBackend
 from engine.loop.leases import claim_run
 from engine.loop.supervisor import Supervisor
 from tests.factories import INTENT

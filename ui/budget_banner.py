@@ -8,7 +8,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from db.session import database_url
+from db.connect import database_url
 from engine import ops
 from ui.ops_figures import usd
 

@@ -10,10 +10,10 @@ import streamlit as st
 from streamlit.errors import StreamlitAPIException
 
 from engine import service
-from engine.brands import BrandOut, list_brands
-from engine.channels import CHANNELS, LABELS
 from engine.errors import InvalidInput
-from engine.pipelines.campaign import MAX_ITERATIONS, THRESHOLDS
+from engine.pipelines.campaign.brands import BrandOut, list_brands
+from engine.pipelines.campaign.channels import CHANNELS, LABELS
+from engine.pipelines.campaign.spec import MAX_ITERATIONS, THRESHOLDS
 from ui.form_errors import show_field_errors
 from ui.markdown import escape_inline
 from ui.reviewer import MISSING_HINT

@@ -12,13 +12,19 @@ import re
 import streamlit as st
 
 from db.models import RunStatus
-from engine.channels import LABELS, FormattedMessage
-from engine.creators import ShortlistEntry, edit_shortlist, list_creators, shortlist_from_text
 from engine.errors import ServiceError
 from engine.exports.campaign import export_campaign_csv, stage_approvals
 from engine.highlight import segments
-from engine.outreach import Message, parse_outreach
-from engine.pipelines.campaign_models import STAGE_LABELS, STAGES, sections, table_rows
+from engine.pipelines.campaign.channels import LABELS, FormattedMessage
+from engine.pipelines.campaign.creators import (
+    ShortlistEntry,
+    list_creators,
+    shortlist_from_text,
+)
+from engine.pipelines.campaign.models import STAGE_LABELS, STAGES
+from engine.pipelines.campaign.outreach import Message, parse_outreach
+from engine.pipelines.campaign.text import sections, table_rows
+from engine.shortlist import edit_shortlist
 from engine.views import DraftView, RunDetail
 from ui.markdown import demote_headings, escape, escape_inline, flagged_draft
 from ui.reviewer import reviewer

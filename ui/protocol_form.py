@@ -9,13 +9,8 @@ import streamlit as st
 
 from engine import service
 from engine.errors import InvalidInput
-from engine.pipelines.protocol import (
-    EXERCISE_TYPES,
-    MAX_AUDIENCE,
-    MAX_INTENT,
-    MAX_ITERATIONS,
-    THRESHOLDS,
-)
+from engine.pipelines.protocol.models import EXERCISE_TYPES, MAX_AUDIENCE, MAX_INTENT
+from engine.pipelines.protocol.spec import MAX_ITERATIONS, THRESHOLDS
 from ui.backend import backend_info
 from ui.form_errors import show_field_errors
 from ui.reviewer import MISSING_HINT, permitted, role_hint

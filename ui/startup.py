@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from db.session import database_url
+from db.connect import database_url
 
 
 @st.cache_resource(show_spinner="Preparing the database…")

@@ -8,7 +8,7 @@ from alembic import context
 from sqlmodel import SQLModel
 
 import db.models  # noqa: F401  (registers every table on SQLModel.metadata)
-from db.session import database_url, make_engine
+from db.connect import database_url, make_engine
 
 config = context.config
 target_metadata = SQLModel.metadata

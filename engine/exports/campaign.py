@@ -8,8 +8,8 @@ import io
 
 from pydantic import BaseModel
 
-from engine.outreach import parse_outreach
-from engine.pipelines.campaign_models import STAGE_LABELS, STAGES
+from engine.pipelines.campaign.models import STAGE_LABELS, STAGES
+from engine.pipelines.campaign.outreach import parse_outreach
 from engine.views import ActionView, DraftView, RunDetail, get_run
 
 

@@ -25,7 +25,7 @@ from db.models import RunStatus
 from engine import service, views
 from engine.errors import ApprovalBlocked, InvalidInput, ServiceError
 from engine.exports.markdown import export_markdown
-from engine.pipelines.protocol import ExerciseType, ProtocolInput
+from engine.pipelines.protocol.models import ExerciseType, ProtocolInput
 from engine.pipelines.registry import PIPELINES
 
 log = logging.getLogger("draftroom.mcp")

@@ -24,6 +24,6 @@ def backend_from_env() -> LLMBackend:
         return OpenAIBackend()
 
     # Imported lazily: the offline backend pulls in the template library.
-    from engine.llm.offline import OfflineBackend
+    from engine.llm.offline.backend import OfflineBackend
 
     return OfflineBackend()

@@ -14,7 +14,7 @@ from sqlalchemy.engine import Connection
 from db.models import utcnow
 from db.session import get_engine, session_scope
 from engine.llm.base import AgentCall, LLMBackend, LLMError
-from engine.llm.offline import estimate_tokens
+from engine.llm.offline.backend import estimate_tokens
 from engine.loop.sql import INSERT_CALL, run_spend
 from engine.pipelines.base import AgentSpec
 from engine.pricing import PRICE_BOOK, call_cost

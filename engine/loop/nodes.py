@@ -22,8 +22,9 @@ def stage_of(plan: StepPlan) -> StageSpec:
     return get_pipeline(plan.kind).stage(plan.stage)
 
 
-def run_checks(stage: StageSpec, text: str, run_input: dict[str, Any]):  # type: ignore[no-untyped-def]
-    return stage.checks(text, run_input)
+def run_checks(stage: StageSpec, text: str, run_input: dict[str, Any],  # type: ignore[no-untyped-def]
+               context: dict[str, Any]):
+    return stage.checks(text, run_input, context)
 
 
 def call_context(plan: StepPlan, *, defer: bool) -> CallContext:
@@ -84,7 +85,8 @@ def draft(plan: StepPlan, backend: LLMBackend) -> str:
         call_context(plan, defer=True),
         prompt=plan.prompts.get(stage.drafter.name),
     )
-    return redact_secrets_text(stage.to_text(out))
+    # A model never gets to store a key.
+    return redact_secrets_text(stage.to_text(out, plan.task.context))
 
 
 def review(plan: StepPlan, backend: LLMBackend, critics: CriticPool) -> ReviewOutcome:
@@ -93,10 +95,10 @@ def review(plan: StepPlan, backend: LLMBackend, critics: CriticPool) -> ReviewOu
     stage = stage_of(plan)
     if plan.content is None:
         raise LLMError("malformed", "there is no draft to review")
-    checks = run_checks(stage, plan.content, plan.input)
+    checks = run_checks(stage, plan.content, plan.input, plan.context)
     task = ReviewTask(
         kind=plan.kind, stage=plan.stage, input=plan.input, content=plan.content,
-        flags=checks.flags,
+        flags=checks.flags, context=plan.context,
     )
     # Critics at the same time over a network: a paid call that ends while another is still
     # out is written at once, so a kill in the meantime cannot lose it.

@@ -48,6 +48,8 @@ class StepPlan:
     """draft: what the drafter is given."""
     content: str | None = None
     """review: the draft to review."""
+    context: dict[str, Any] = field(default_factory=dict)
+    """review: what the checks and critics need from the database (Pipeline.review_context)."""
     prompts: dict[str, ResolvedPrompt] = field(default_factory=dict)
     run: RunRow | None = None
     """The run's row as this step's opening saved it: the step's commit writes it back under

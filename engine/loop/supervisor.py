@@ -23,7 +23,7 @@ from sqlalchemy.orm.exc import StaleDataError
 from db.models import Run, RunStatus, Step, utcnow
 from db.session import get_engine, session_scope
 from engine.llm.base import LLMBackend, LLMError
-from engine.llm.offline import OfflineBackend
+from engine.llm.offline.backend import OfflineBackend
 from engine.loop import nodes
 from engine.loop.agents import BudgetReached, save_calls
 from engine.loop.apply import apply, decide_step, to_review
@@ -44,6 +44,7 @@ from engine.loop.sql import (
 )
 from engine.loop.steps import LeaseLost, StepEvent, StepOut, StepPlan
 from engine.pipelines.base import AgentSpec
+from engine.pipelines.registry import get_pipeline
 from engine.redact import redact_text
 
 COMMIT_ATTEMPTS = 5
@@ -265,6 +266,8 @@ class Supervisor:
             agents = (stage.drafter,)
         elif plan.node == "review":
             plan.content = draft_content(c, plan.current_draft_id, texts)
+            plan.context = get_pipeline(plan.kind).context_for_review(
+                tx.session, plan.input, plan.stage)
             agents = stage.critics
         plan.prompts = prompts_for(tx, agents, plan.params)
         return plan

@@ -78,11 +78,13 @@ class AgentSpec:
 class StageSpec:
     name: str
     drafter: AgentSpec
-    to_text: Callable[[Any], str]
-    """Turns the drafter's structured output into the draft's text (Markdown)."""
+    to_text: Callable[[Any, dict[str, Any]], str]
+    """(drafter's structured output, the draft task's context) -> the draft's text (Markdown).
+    Pure: what it needs from the database is in the context."""
     critics: tuple[AgentSpec, ...]
-    checks: Callable[[str, dict[str, Any]], CheckResult]
-    """The deterministic floor: (draft text, run input) -> caps and flags."""
+    checks: Callable[[str, dict[str, Any], dict[str, Any]], CheckResult]
+    """The deterministic floor: (draft text, run input, review context) -> caps and flags.
+    Pure: what it needs from the database is in the context (Pipeline.review_context)."""
     thresholds: dict[str, float]
     max_iterations: int
     require_pass_verdict: bool = False
@@ -99,6 +101,13 @@ class Pipeline:
     """What its deterministic checks' flags are called to a person ("compliance" flags)."""
     stage_context: Callable[[Any, int, str], dict[str, Any]] | None = None
     """(session, run id, stage) -> context for the drafter, e.g. earlier approved stages."""
+    review_context: Callable[[Any, dict[str, Any], str], dict[str, Any]] | None = None
+    """(session, run input, stage) -> what the checks and critics need from the database
+    (e.g. the brand profile), resolved when a review step opens or a person acts."""
+
+    def context_for_review(self, session: Any, run_input: dict[str, Any],
+                           stage: str) -> dict[str, Any]:
+        return self.review_context(session, run_input, stage) if self.review_context else {}
 
     def stage(self, name: str) -> StageSpec:
         for s in self.stages:

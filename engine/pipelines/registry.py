@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from engine.pipelines.base import Pipeline
-from engine.pipelines.campaign import CAMPAIGN
-from engine.pipelines.protocol import PROTOCOL
+from engine.pipelines.campaign.spec import CAMPAIGN
+from engine.pipelines.protocol.spec import PROTOCOL
 
 PIPELINES: dict[str, Pipeline] = {PROTOCOL.kind: PROTOCOL, CAMPAIGN.kind: CAMPAIGN}
 

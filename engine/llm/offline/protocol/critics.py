@@ -12,7 +12,7 @@ from engine.pipelines.base import NoteOut, Review, ReviewTask, ScoreOut
 if TYPE_CHECKING:
     from engine.checks.base import FlagOut
 
-from engine.pipelines.protocol_text import (  # package-internal helpers
+from engine.llm.offline.protocol.common import (  # package-internal helpers
     _CRISIS,
     _JUDGEMENTAL,
     _PROFESSIONAL,
@@ -21,15 +21,14 @@ from engine.pipelines.protocol_text import (  # package-internal helpers
     LONG_STEP_WORDS,
     MAX_STEPS,
     MIN_STEPS,
-    _Doc,
     _is_imperative,
     _screen,
     _sentences,
     _syllables,
     _validating_count,
     _words,
-    parse_protocol,
 )
+from engine.llm.offline.protocol.doc import _Doc, parse_protocol
 
 
 def _body_text(doc: _Doc) -> str:

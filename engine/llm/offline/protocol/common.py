@@ -1,23 +1,22 @@
 """What the offline drafter and critics for protocols share about a protocol's text: the
-patterns, words and sentences, the Markdown form (parse and render), and the context read
+patterns, words and sentences, and the context read
 from a run's intent and audience. Package-internal: the names keep their leading underscore
-and are imported by protocol_offline.py and protocol_critics.py only."""
+and are imported by the offline drafter and critics modules only."""
 
 from __future__ import annotations
 
 import hashlib
 import html
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from engine.checks.safety import screen_protocol
-from engine.pipelines import protocol_library as lib
+from engine.llm.offline.protocol import library as lib
 
 if TYPE_CHECKING:
     from engine.checks.base import ScreenResult
-    from engine.pipelines.protocol import ProtocolDraft
 
 
 MIN_STEPS, MAX_STEPS = 4, 8
@@ -52,15 +51,6 @@ _MEDICAL = re.compile(
     r"antidepressants?|ssri\w*|benzo\w*|drugs?|alcohol|overdose|suicid\w*|self[- ]harm\w*|"
     r"kill\w*|die|dying|weapons?)\b", re.I)
 
-_SECTION_ALIASES: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("safety", ("safety", "crisis", "getting help", "get help", "need help", "support",
-                "important", "urgent help")),
-    ("reflection", ("reflect", "question", "afterwards", "journal prompt", "review")),
-    ("steps", ("step", "instruction", "how to", "what to do", "method", "procedure",
-               "exercise")),
-    ("purpose", ("purpose", "why", "about", "overview", "introduction", "aim", "goal",
-                 "background", "what this is")),
-)
 
 
 # ======================================================================================
@@ -311,175 +301,6 @@ def _context(data: dict[str, Any]) -> _Context:
                     situation_from_intent(intent), label, seed)
 
 
-# ======================================================================================
-# The draft as sections
-# ======================================================================================
-
-
-@dataclass
-class _Doc:
-    title: str = ""
-    purpose: str = ""
-    steps: list[str] = field(default_factory=list)
-    reflection: list[str] = field(default_factory=list)
-    safety: str = ""
-    lead: list[str] = field(default_factory=list)
-    """Paragraphs outside any known section (e.g. a draft edited into one paragraph)."""
-    extras_before: list[tuple[str, str]] = field(default_factory=list)
-    extras_after: list[tuple[str, str]] = field(default_factory=list)
-    """Sections a person added that the schema has no field for: kept, in place."""
-    found: set[str] = field(default_factory=set)
-    loose_steps: list[str] = field(default_factory=list)
-    """Numbered items found outside a Steps section."""
-    bulleted_steps: bool = False
-
-    def all_text(self) -> str:
-        parts = [self.title, *self.lead, self.purpose, *self.steps, *self.reflection,
-                 self.safety]
-        parts += [b for _, b in self.extras_before + self.extras_after]
-        return "\n".join(p for p in parts if p)
-
-
-_BARE_SECTIONS = {"purpose", "steps", "instructions", "reflection", "reflection questions",
-                  "questions", "safety", "safety note"}
-
-
-def _canonical(heading: str) -> str | None:
-    low = heading.lower()
-    for name, aliases in _SECTION_ALIASES:
-        if any(a in low for a in aliases):
-            return name
-    return None
-
-
-def _items(lines: list[str]) -> tuple[list[str], list[str], bool, bool]:
-    """List items (with their continuation lines) and the other paragraphs."""
-    items: list[str] = []
-    paragraphs: list[str] = []
-    numbered = bulleted = False
-    current: list[str] | None = None
-    para: list[str] = []
-    for line in lines:
-        m_num, m_bul = _NUMBERED.match(line), _BULLET.match(line)
-        if m_num or m_bul:
-            if para:
-                paragraphs.append(" ".join(para))
-                para = []
-            numbered |= bool(m_num)
-            bulleted |= not m_num
-            current = [m_num.group(2) if m_num else m_bul.group(1)]
-            items.append(current[0].strip())
-        elif not line.strip():
-            current = None
-            if para:
-                paragraphs.append(" ".join(para))
-                para = []
-        elif current is not None and line.startswith((" ", "\t")):
-            items[-1] = (items[-1] + " " + line.strip()).strip()
-        else:
-            current = None
-            para.append(line.strip())
-    if para:
-        paragraphs.append(" ".join(para))
-    return [i for i in items if i], [p for p in paragraphs if p], numbered, bulleted
-
-
-def _paragraphs(lines: list[str]) -> str:
-    return "\n".join(lines).strip()
-
-
-def parse_protocol(text: str) -> _Doc:
-    """Split protocol Markdown into its sections; tolerant of human edits."""
-    doc = _Doc()
-    blocks: list[tuple[str | None, str, list[str]]] = [("lead", "", [])]
-    for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n"):
-        m = _HEADING.match(line)
-        if m and len(m.group(1)) <= 2 and m.group(2):
-            name = m.group(2).strip()
-            canon = _canonical(name)
-            if len(m.group(1)) == 1 and not doc.title and _norm(name) not in _BARE_SECTIONS:
-                doc.title = name
-                doc.found.add("title")
-                continue
-            blocks.append((canon, name, []))
-        else:
-            blocks[-1][2].append(line)
-
-    seen_steps = False
-    for canon, heading, lines in blocks:
-        if canon == "lead":
-            numbered = [m.group(2).strip() for ln in lines if (m := _NUMBERED.match(ln))]
-            doc.loose_steps += numbered
-            doc.lead += [p for p in _paragraph_blocks(lines) if p]
-            continue
-        if canon is None:
-            body = _paragraphs(lines)
-            (doc.extras_after if seen_steps else doc.extras_before).append((heading, body))
-            doc.loose_steps += [m.group(2).strip() for ln in lines
-                                if (m := _NUMBERED.match(ln))]
-            continue
-        doc.found.add(canon)
-        if canon == "purpose":
-            body = _paragraphs(lines)
-            doc.purpose = (doc.purpose + "\n\n" + body).strip() if doc.purpose else body
-        elif canon == "safety":
-            body = _paragraphs(lines)
-            doc.safety = (doc.safety + "\n\n" + body).strip() if doc.safety else body
-        elif canon == "steps":
-            seen_steps = True
-            items, paras, _, bulleted = _items(lines)
-            doc.steps += items
-            doc.bulleted_steps |= bulleted
-            if paras:
-                intro = "\n\n".join(paras)
-                doc.purpose = (doc.purpose + "\n\n" + intro).strip()
-        elif canon == "reflection":
-            seen_steps = True
-            items, paras, _, _ = _items(lines)
-            for p in paras:
-                items += _sentences(p)
-            doc.reflection += items
-    return doc
-
-
-def _paragraph_blocks(lines: list[str]) -> list[str]:
-    out, cur = [], []
-    for line in lines:
-        if line.strip():
-            cur.append(line.strip())
-        elif cur:
-            out.append("\n".join(cur))
-            cur = []
-    if cur:
-        out.append("\n".join(cur))
-    return out
-
-
-def _render_extras(extras: list[tuple[str, str]]) -> str:
-    return "".join(f"\n\n## {h}\n\n{b}" if b else f"\n\n## {h}" for h, b in extras)
-
-
-def _to_draft(doc: _Doc) -> ProtocolDraft:
-    from engine.pipelines.protocol import ProtocolDraft
-
-    return ProtocolDraft(
-        title=doc.title,
-        purpose=(doc.purpose + _render_extras(doc.extras_before)).strip(),
-        steps=doc.steps,
-        reflection=doc.reflection,
-        safety_note=(doc.safety + _render_extras(doc.extras_after)).strip(),
-    )
-
-
-def _render(doc: _Doc) -> str:
-    from engine.pipelines.protocol import render_protocol
-
-    return render_protocol(_to_draft(doc))
-
-
-# ======================================================================================
-# The Drafter: first draft
-# ======================================================================================
 
 def _plain(text: str) -> str:
     for pattern, repl in _PLAIN:

@@ -24,7 +24,13 @@ import re
 
 from pydantic import BaseModel
 
-from engine.channels import CHANNELS, LABELS, FormattedMessage, channel_of, format_message
+from engine.pipelines.campaign.channels import (
+    CHANNELS,
+    LABELS,
+    FormattedMessage,
+    channel_of,
+    format_message,
+)
 
 _HANDLE = re.compile(r"@[A-Za-z0-9._]*[A-Za-z0-9_]")
 _SUBJECT = re.compile(r"^[ \t]*(subject|title)[ \t]*:[ \t]*(.*?)[ \t]*$", re.I)

@@ -9,21 +9,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from db.session import session_scope
-from engine.brands import BrandOut
-from engine.channels import LABELS
-from engine.checks.compliance import claim_rules, find_claims
-from engine.creators import parse_shortlist
-from engine.outreach import Message, parse_outreach
-from engine.pipelines.base import NoteOut, Review, ReviewTask, ScoreOut
-from engine.pipelines.campaign_models import (
-    amount,
-    budget_total,
-    find_section,
-    sections,
-    table_rows,
-)
-from engine.pipelines.campaign_offline import (
+from engine.llm.offline.campaign.common import (
     FORMAL,
     brand_name_of,
     brand_of,
@@ -31,6 +17,13 @@ from engine.pipelines.campaign_offline import (
     city,
     first_name,
 )
+from engine.pipelines.base import NoteOut, Review, ReviewTask, ScoreOut
+from engine.pipelines.campaign.brands import BrandOut
+from engine.pipelines.campaign.channels import LABELS
+from engine.pipelines.campaign.compliance import claim_rules, find_claims
+from engine.pipelines.campaign.creators import known_creators, parse_shortlist, shortlist_entries
+from engine.pipelines.campaign.outreach import Message, parse_outreach
+from engine.pipelines.campaign.text import amount, budget_total, find_section, sections, table_rows
 
 HYPE = re.compile(r"\b(amazing|incredible|revolutionary|best[- ]ever|insane|unbelievable|"
                   r"game[- ]changer|world[- ]class|epic|mind[- ]blowing)\b", re.I)
@@ -155,9 +148,8 @@ def _evaluate_creators(r: _Rubric, task: ReviewTask) -> None:
     if len(rows) < want:
         r.lose("completion", min(3, want - len(rows)), f"The brief asks for {want} creators; "
                f"the shortlist has {len(rows)}. Add {want - len(rows)} more.")
-    from engine.creators import shortlist_from_text
-
-    unknown = [e.handle for e in shortlist_from_text(task.content) if not e.in_directory]
+    known = known_creators(task.context)
+    unknown = [e.handle for e in shortlist_entries(task.content, known) if not e.in_directory]
     for h in unknown:
         r.lose("quality", 1, f"{h} is not in the directory; check the handle or add the "
                "creator to the directory first.")
@@ -189,8 +181,6 @@ def _personal(m: Message, creator: dict[str, Any] | None) -> bool:
 
 
 def _evaluate_outreach(r: _Rubric, task: ReviewTask, brand: BrandOut | None) -> None:
-    from engine.creators import lookup
-
     doc = parse_outreach(task.content)
     channels = list(task.input.get("channels", []))
     creators = doc.shortlist or [h for h, _ in doc.creators()]
@@ -208,8 +198,7 @@ def _evaluate_outreach(r: _Rubric, task: ReviewTask, brand: BrandOut | None) -> 
     if extra:
         r.notes.append(NoteOut(target="drafter", priority="info", text="Messages for channels "
                                f"the campaign does not use: {', '.join(extra)}."))
-    with session_scope() as s:
-        known = {h: c.model_dump() for h, c in lookup(s, [m.handle for m in doc.messages]).items()}
+    known = {h: c.model_dump() for h, c in known_creators(task.context).items()}
     generic = [m for m in doc.messages if m.body and not _personal(m, known.get(m.handle))]
     if generic:
         who = ", ".join(sorted({f"{m.handle} ({LABELS.get(m.channel, m.channel)})"
@@ -257,7 +246,7 @@ def _evaluate_plan(r: _Rubric, task: ReviewTask) -> None:
 def review_campaign(task: ReviewTask) -> Review:
     """The Evaluator: brand_voice, quality and completion on a 1-5 rubric, and a verdict."""
     r = _Rubric()
-    brand = brand_of(task.input)
+    brand = brand_of(task.context)
     brand_name = brand_name_of(task.input, brand)
     if task.stage == "brief":
         _evaluate_brief(r, task)

@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from engine.checks.base import CheckResult, FlagOut
-from engine.outreach import looks_like_outreach, parse_outreach
+from engine.pipelines.campaign.outreach import looks_like_outreach, parse_outreach
 
 # Claims no campaign makes, whatever the brand: consumer-protection and advertising codes
 # (FTC, ASA CAP Code, EU UCPD) treat them as misleading unless proven.
@@ -123,19 +123,17 @@ def check_campaign(text: str, *, stage: str | None = None, avoid_words: Iterable
     return CheckResult(caps={"compliance": max(0.0, round(1.0 - 0.3 * blocking, 2))}, flags=flags)
 
 
-def campaign_checks(stage: str | None) -> Callable[[str, dict[str, Any]], CheckResult]:
-    """The StageSpec check for one stage: reads the run's brand for its banned lists."""
+def campaign_checks(
+        stage: str | None) -> Callable[[str, dict[str, Any], dict[str, Any]], CheckResult]:
+    """The StageSpec check for one stage: the brand profile in the context (resolved when the
+    step opened) gives its banned lists."""
 
-    def run(text: str, run_input: dict[str, Any]) -> CheckResult:
-        from db.session import session_scope
-        from engine.brands import load_brand
-
-        with session_scope() as s:
-            brand = load_brand(s, run_input.get("brand_id"))
+    def run(text: str, run_input: dict[str, Any], context: dict[str, Any]) -> CheckResult:
+        brand = context.get("brand") or {}
         return check_campaign(
             text, stage=stage,
-            avoid_words=brand.avoid_words if brand else (),
-            avoid_claims=brand.avoid_claims if brand else (),
-            brand_name=brand.name if brand else str(run_input.get("brand_name") or ""))
+            avoid_words=brand.get("avoid_words") or (),
+            avoid_claims=brand.get("avoid_claims") or (),
+            brand_name=str(brand.get("name") or run_input.get("brand_name") or ""))
 
     return run

@@ -2,9 +2,10 @@
 
 The shortlist is the CREATORS draft itself: a Markdown table under "## Shortlist", one row
 per creator. A person adds a creator by adding a row (or a line with just the @handle) and
-removes one by deleting its row, in the Run page editor or through `edit_shortlist`; the
-approved version's table is what the OUTREACH stage writes to. Parsing is deterministic,
-so the person's choice is exactly what the next stage sees."""
+removes one by deleting its row, in the Run page editor or through
+`engine.shortlist.edit_shortlist`; the approved version's table is what the OUTREACH stage
+writes to. Parsing is deterministic, so the person's choice is exactly what the next stage
+sees."""
 
 from __future__ import annotations
 
@@ -18,8 +19,8 @@ from sqlmodel import Session, col, func, select
 
 from db.models import Creator
 from db.session import session_scope
-from engine.brands import BrandOut
-from engine.channels import LABELS
+from engine.pipelines.campaign.brands import BrandOut
+from engine.pipelines.campaign.channels import LABELS
 
 DATA = Path(__file__).parent / "data" / "creators.json"
 CREATOR_SHARE = 0.7
@@ -292,10 +293,20 @@ def parse_shortlist(text: str) -> list[tuple[str, dict[str, str]]]:
     return list(out.items())
 
 
+def known_creators(context: dict[str, Any]) -> dict[str, CreatorOut]:
+    """The directory entries a step's context carries (Pipeline.review_context), by handle."""
+    return {norm_handle(h): CreatorOut.model_validate(c)
+            for h, c in (context.get("directory") or {}).items()}
+
+
 def resolve_shortlist(session: Session, text: str) -> list[ShortlistEntry]:
     """The shortlist in `text` with directory data; unknown handles are kept, marked."""
+    return shortlist_entries(text, lookup(session, [h for h, _ in parse_shortlist(text)]))
+
+
+def shortlist_entries(text: str, known: dict[str, CreatorOut]) -> list[ShortlistEntry]:
+    """The shortlist in `text` with the data of the `known` creators; others are marked."""
     parsed = parse_shortlist(text)
-    known = lookup(session, [h for h, _ in parsed])
     entries = []
     for handle, cells in parsed:
         why = cells.get("why", "")
@@ -311,6 +322,8 @@ def resolve_shortlist(session: Session, text: str) -> list[ShortlistEntry]:
 
 
 def shortlist_from_text(text: str) -> list[ShortlistEntry]:
+    """The shortlist in `text` resolved against the directory (for pages, which hold no
+    step context)."""
     with session_scope() as s:
         return resolve_shortlist(s, text)
 
@@ -343,25 +356,6 @@ def change_shortlist(text: str, *, add: list[str], remove: list[str],
                        if c else ShortlistEntry(handle=h, name="", reasons=reason,
                                                 in_directory=False))
     return replace_shortlist(text, entries)
-
-
-def edit_shortlist(*, run_id: int, actor: str, add: list[str] | None = None,
-                   remove: list[str] | None = None, expected_version: int | None = None) -> int:
-    """Add or remove creators on a CREATORS draft: saved as the person's edit (a new version,
-    re-scored by the critics). Returns the new draft's id."""
-    from engine import service
-    from engine.views import get_run
-
-    detail = get_run(run_id)
-    current = detail.current
-    if current is None or current.stage != "creators":
-        from engine.errors import InvalidState
-
-        raise InvalidState("Creators can be added or removed only on a CREATORS draft.")
-    text = change_shortlist(current.content, add=add or [], remove=remove or [],
-                            reason=f"added by {actor}")
-    return service.edit(run_id=run_id, actor=actor, content=text,
-                        expected_version=expected_version, base_draft_id=current.id)
 
 
 def as_context(entries: list[ShortlistEntry]) -> list[dict[str, Any]]:

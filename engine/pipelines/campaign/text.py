@@ -1,84 +1,29 @@
-"""The campaign pipeline's data: its input, what each stage's drafter returns, and how each
-output becomes the Markdown a person reads and edits. Output types are strict-schema
-friendly for the openai backend: every field required, optional ones as `T | None`."""
+"""Campaign drafts as Markdown: each stage's output rendered for a person to read and edit,
+and read back (sections, tables, amounts) so a revision keeps what a person wrote."""
 
 from __future__ import annotations
 
 import re
-from typing import Literal
+from typing import Any
 
-from pydantic import BaseModel, Field, field_validator
-from pydantic_core import PydanticCustomError
-
-from engine.channels import CHANNELS, LABELS, Channel
+from engine.pipelines.campaign.channels import CHANNELS, LABELS
+from engine.pipelines.campaign.creators import (
+    EDIT_HINT,
+    ShortlistEntry,
+    known_creators,
+    norm_handle,
+    render_shortlist_table,
+)
+from engine.pipelines.campaign.models import (
+    BriefDraft,
+    BudgetLine,
+    OutreachDraft,
+    PlanDraft,
+    ShortlistDraft,
+    ShortlistPick,
+)
+from engine.pipelines.campaign.outreach import render_outreach
 from engine.text import clean_text
-
-STAGES = ("brief", "creators", "outreach", "plan")
-STAGE_LABELS = {"brief": "Brief", "creators": "Creators", "outreach": "Outreach", "plan": "Plan"}
-
-
-class CampaignInput(BaseModel):
-    brand_id: int = Field(ge=1)
-    """The brand profile (engine.brands) the campaign is for."""
-    brand_name: str = Field(min_length=1, max_length=120)
-    goal: str = Field(min_length=3, max_length=1000)
-    """What the campaign should achieve, in the marketer's words."""
-    audience: str = Field(min_length=2, max_length=500)
-    budget: float
-    """The campaign's budget in USD (creator fees, seeding, ads): not the LLM spend."""
-    channels: list[Channel]
-    """Outreach channels, in the order the marketer prefers them."""
-    num_creators: int = Field(default=5, ge=1, le=20)
-
-    @field_validator("brand_name", "goal", "audience", mode="before")
-    @classmethod
-    def _strip(cls, v: object) -> object:
-        if isinstance(v, str):
-            v = clean_text(v)
-            if not v:
-                raise PydanticCustomError("required", "is required")
-        return v
-
-    @field_validator("budget")
-    @classmethod
-    def _budget(cls, v: float) -> float:
-        if not 0 < v <= 10_000_000:
-            raise PydanticCustomError("budget", "must be more than $0 and at most $10,000,000")
-        return v
-
-    @field_validator("channels", mode="before")
-    @classmethod
-    def _channels(cls, v: object) -> object:
-        if isinstance(v, str):
-            v = [c for c in re.split(r"[\s,]+", v) if c]
-        if isinstance(v, list):
-            v = list(dict.fromkeys(str(c).strip().lower() for c in v))
-            if not v:
-                raise PydanticCustomError(
-                    "channels", "choose at least one channel ({known})",
-                    {"known": ", ".join(CHANNELS)})
-        return v
-
-
-# -- BRIEF -------------------------------------------------------------------------------------
-
-
-class BudgetLine(BaseModel):
-    item: str
-    amount_usd: float
-
-
-class BriefDraft(BaseModel):
-    title: str
-    objective: str
-    audience: str
-    key_messages: list[str]
-    deliverables: list[str]
-    timeline: list[str]
-    budget_split: list[BudgetLine]
-    success_metrics: list[str]
-    open_points: list[str]
-    """Questions or reviewer requests the brief could not settle; may be empty."""
 
 
 def _bullets(items: list[str]) -> str:
@@ -119,38 +64,10 @@ def render_brief(d: BriefDraft) -> str:
     return "\n\n".join(parts) + "\n"
 
 
-# -- CREATORS ----------------------------------------------------------------------------------
-
-
-class ShortlistPick(BaseModel):
-    handle: str
-    """The creator's @handle exactly as in the candidate list."""
-    match_pct: int
-    reasons: str
-    """Why this creator fits the brief, in one line."""
-
-
-class ShortlistDraft(BaseModel):
-    title: str
-    summary: str
-    picks: list[ShortlistPick]
-    also_considered: list[ShortlistPick]
-
-
-def render_shortlist(d: ShortlistDraft) -> str:
-    """The table is filled from the directory by handle, so numbers are never invented."""
-    from db.session import session_scope
-    from engine.creators import (
-        EDIT_HINT,
-        ShortlistEntry,
-        lookup,
-        norm_handle,
-        render_shortlist_table,
-    )
-
-    handles = [norm_handle(p.handle) for p in d.picks + d.also_considered]
-    with session_scope() as s:
-        known = lookup(s, handles)
+def render_shortlist(d: ShortlistDraft, context: dict[str, Any]) -> str:
+    """The table is filled from the directory (in the step's context) by handle, so numbers
+    are never invented."""
+    known = known_creators(context)
 
     def entry(p: ShortlistPick) -> ShortlistEntry:
         h = norm_handle(p.handle)
@@ -178,72 +95,18 @@ def render_shortlist(d: ShortlistDraft) -> str:
     return "\n\n".join(out) + "\n"
 
 
-# -- OUTREACH ----------------------------------------------------------------------------------
-
-
-class OutreachMessageOut(BaseModel):
-    creator_handle: str
-    creator_name: str
-    channel: Channel
-    subject: str | None
-    """Email subject or Teams card title; null for SMS, WhatsApp and Instagram DM."""
-    body: str
-    """Markdown; no level-2 or level-3 headings (they structure the draft)."""
-
-
-class OutreachDraft(BaseModel):
-    brand_name: str
-    creators: list[str]
-    """Every @handle on the approved shortlist, in its order."""
-    messages: list[OutreachMessageOut]
-
-
 def _no_structure_headings(body: str) -> str:
     # A "## " or "### " line inside a body would start a new creator or channel when parsed.
     return re.sub(r"^(#{2,3})([ \t])", r"####\2", body, flags=re.M)
 
 
 def render_outreach_draft(d: OutreachDraft) -> str:
-    from engine.outreach import render_outreach
-
     msgs = [(m.creator_handle, clean_text(m.creator_name), m.channel,
              clean_text(m.subject) if m.subject else None,
              _no_structure_headings(clean_text(m.body))) for m in d.messages]
     channels = list(dict.fromkeys(m.channel for m in d.messages))
     return render_outreach(brand_name=clean_text(d.brand_name), shortlist=d.creators,
                            messages=msgs, channels=[c for c in CHANNELS if c in channels])
-
-
-# -- PLAN --------------------------------------------------------------------------------------
-
-
-class ScheduleItem(BaseModel):
-    when: str
-    activity: str
-
-
-class CreatorDeliverable(BaseModel):
-    creator_handle: str
-    creator_name: str
-    deliverables: str
-    post_window: str
-    fee_usd: float
-    contact_channel: str
-
-
-class Kpi(BaseModel):
-    name: str
-    target: str
-
-
-class PlanDraft(BaseModel):
-    title: str
-    summary: str
-    schedule: list[ScheduleItem]
-    deliverables: list[CreatorDeliverable]
-    budget: list[BudgetLine]
-    kpis: list[Kpi]
-    compliance: list[str]
 
 
 def _cell(text: str) -> str:
@@ -330,9 +193,6 @@ def budget_total(body: str) -> float | None:
             return amount(r[1])
     values = [amount(r[1]) for r in rows if len(r) > 1]
     return sum(v for v in values if v is not None) or None
-
-
-StageName = Literal["brief", "creators", "outreach", "plan"]
 
 
 def _bullet_items(body: str | None) -> list[str]:

@@ -1,0 +1,42 @@
+"""How Draftroom connects: the database URL from the environment, an engine with SQLite's
+pragmas, and the process's schema lock. Both the session (db/session.py) and the migrations
+(db/migrate.py) build on it, so neither needs the other's internals."""
+
+from __future__ import annotations
+
+import os
+import threading
+
+from sqlalchemy import event
+from sqlalchemy.engine import Engine
+from sqlmodel import create_engine
+
+DEFAULT_URL = "sqlite:///draftroom.db"
+
+
+def database_url() -> str:
+    return os.environ.get("DATABASE_URL") or DEFAULT_URL
+
+
+def _sqlite_pragmas(dbapi_conn, _record) -> None:  # type: ignore[no-untyped-def]
+    cur = dbapi_conn.cursor()
+    cur.execute("PRAGMA journal_mode=WAL")
+    cur.execute("PRAGMA busy_timeout=30000")
+    cur.execute("PRAGMA foreign_keys=ON")
+    # NORMAL in WAL mode: a commit survives a process crash (the kill tests), and
+    # only an OS crash can lose the last transactions.
+    cur.execute("PRAGMA synchronous=NORMAL")
+    cur.close()
+
+
+def make_engine(url: str) -> Engine:
+    if url.startswith("sqlite"):
+        eng = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
+        event.listen(eng, "connect", _sqlite_pragmas)
+        return eng
+    return create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=10)
+
+
+# One lock for everything that changes the schema in this process: creating the tables of a
+# new engine and Alembic migrations (db/migrate.py) must not interleave.
+SCHEMA_LOCK = threading.RLock()

@@ -1,0 +1,147 @@
+"""Helpers the offline campaign agents share: the brand from the step's context, the goal's
+kind, names and places, the compliance rewrite, and what a person's feedback asks for."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from engine.pipelines.base import DraftTask, NoteOut
+from engine.pipelines.campaign.brands import BrandOut
+from engine.pipelines.campaign.compliance import claim_rules, find_claims
+
+CASUAL = re.compile(r"\b(warm|playful|friendly|casual|energetic|neighbourly|neighborly|fun|"
+                    r"encouraging|cheerful)\b", re.I)
+FORMAL = re.compile(r"\b(formal|professional|precise|calm|clinical|evidence|modest|serious)\b",
+                    re.I)
+GOALS: tuple[tuple[str, str, str], ...] = (
+    # (goal type, keywords, headline metric)
+    ("footfall", r"visit|footfall|foot traffic|store|shop|cafe|table|brunch|come in|walk-?in",
+     "in-store visits from creator promo codes"),
+    ("launch", r"launch|new|introduc|debut|release", "people who try the new product"),
+    ("sales", r"sale|sell|order|revenue|purchase|conversion|buy", "orders with creator codes"),
+    ("signups", r"sign[- ]?up|register|subscri|member|download|join|club|lead",
+     "sign-ups from creator links"),
+    ("awareness", r".", "new followers"),
+)
+
+
+def brand_of(context: dict[str, Any]) -> BrandOut | None:
+    """The brand profile the step's context carries (None when the brand is gone)."""
+    try:
+        return BrandOut.model_validate(context["brand"]) if context.get("brand") else None
+    except ValueError:  # only a name: the profile was deleted
+        return None
+
+
+def brand_name_of(run_input: dict[str, Any], brand: BrandOut | None) -> str:
+    """The brand profile is the source of truth (the run's brand_name is what it was called
+    when the run started)."""
+    return brand.name if brand else str(run_input.get("brand_name") or "")
+
+
+def goal_type(goal: str) -> tuple[str, str]:
+    for kind, keys, metric in GOALS:
+        if re.search(keys, goal, re.I):
+            return kind, metric
+    return "awareness", "new followers"
+
+
+def casual(brand: BrandOut | None) -> bool:
+    voice = brand.voice if brand else ""
+    return bool(CASUAL.search(voice)) and not FORMAL.search(voice)
+
+
+def first_name(name: str) -> str:
+    bits = [b for b in re.split(r"\s+", name.strip()) if b and not b.endswith(".")]
+    return bits[0] if bits else (name.strip() or "there")
+
+
+def city(location: str) -> str:
+    return location.split(",")[0].strip() if location else ""
+
+
+def _sentence_case(text: str) -> str:
+    text = text.strip().rstrip(".")
+    return text[:1].upper() + text[1:] if text else text
+
+
+def _lower_first(text: str) -> str:
+    text = text.strip().rstrip(".")
+    return text[:1].lower() + text[1:] if text and not text[:2].isupper() else text
+
+
+SAFER = {
+    "guarantee": "aim for", "guaranteed": "expected", "guarantees": "aims for",
+    "risk-free": "easy to try", "risk free": "easy to try", "miracle": "remarkable",
+    "cure": "help with", "cures": "helps with", "cured": "helped", "curing": "helping with",
+}
+
+
+def _safer(m: re.Match[str]) -> str | None:
+    word = SAFER.get(m.group(0).lower())
+    if word is None:
+        return None
+    return word[:1].upper() + word[1:] if m.group(0)[:1].isupper() else word
+
+
+def sanitize(text: str, brand: BrandOut | None) -> str:
+    """Rewrite sentences that make a banned claim: a safer word where there is one, else
+    the sentence goes. Used when a revision answers compliance notes."""
+    rules = claim_rules(brand.avoid_words if brand else (), brand.avoid_claims if brand else ())
+    for _ in range(5):  # a sentence can carry more than one banned phrase
+        found = find_claims(text, rules)
+        if not found:
+            break
+        for flag, what in reversed(found):
+            pattern = next(p for _, w, p in rules if w == what)
+            m = pattern.search(flag.text)
+            better = _safer(m) if m else None
+            if better is None:
+                fixed = ""
+            else:
+                fixed = flag.text[:m.start()] + better + flag.text[m.end():]  # type: ignore[union-attr]
+            text = text[:flag.start] + fixed + text[flag.end:]
+        text = re.sub(r"[ \t]{2,}", " ", text).strip()
+    return text
+
+
+def _note_text(notes: list[NoteOut]) -> str:
+    return "\n".join(n.text for n in notes)
+
+
+def wants_compliance_fix(task: DraftTask) -> bool:
+    return bool(re.search(r"banned|claim|compliance|avoid", _note_text(task.notes), re.I))
+
+
+def mentions_in(feedback: list[str]) -> list[str]:
+    """Things a person asked to mention ("mention the brunch", "add: student discount")."""
+    out = []
+    for f in feedback:
+        for m in re.finditer(r"\b(?:mention|include|add|highlight|focus on|talk about)\b:?\s+"
+                             r"(?!@)([^.;\n!?]{3,80})", f, re.I):
+            out.append(m.group(1).strip().rstrip(","))
+    return out
+
+
+def stage_feedback(task: DraftTask) -> list[str]:
+    """A person's comments on this stage (stage context), else every comment on the run:
+    "mention the discount" on the brief is not an instruction for the outreach messages."""
+    return list(task.context["feedback"]) if "feedback" in task.context else task.feedback
+
+
+def feedback_mentions(task: DraftTask) -> list[str]:
+    return mentions_in(stage_feedback(task))
+
+
+SHORTER = re.compile(r"\b(short(er)?|concise|too long|brief(er)?|trim)\b", re.I)
+
+
+def wants_shorter(task: DraftTask) -> bool:
+    return any(SHORTER.search(f) for f in stage_feedback(task))
+
+
+def unhandled_feedback(task: DraftTask) -> list[str]:
+    """Feedback the templates cannot act on: carried into the brief as open points."""
+    return [f for f in stage_feedback(task) if not mentions_in([f]) and not SHORTER.search(f)
+            and not re.search(r"@[\w.]+", f)]

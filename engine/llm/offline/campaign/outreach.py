@@ -1,0 +1,176 @@
+"""The offline content creator: one OUTREACH message per shortlisted creator and channel,
+in the brand's register; revisions personalise and answer the notes."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from engine.llm.offline.campaign.common import (
+    _lower_first,
+    _note_text,
+    _sentence_case,
+    brand_name_of,
+    brand_of,
+    casual,
+    city,
+    feedback_mentions,
+    first_name,
+    sanitize,
+    wants_compliance_fix,
+    wants_shorter,
+)
+from engine.pipelines.base import DraftTask, NoteOut
+from engine.pipelines.campaign.brands import BrandOut
+from engine.pipelines.campaign.channels import LABELS
+from engine.pipelines.campaign.compliance import DISCLOSURE
+from engine.pipelines.campaign.creators import per_creator_budget
+from engine.pipelines.campaign.models import (
+    OutreachDraft,
+    OutreachMessageOut,
+)
+from engine.pipelines.campaign.outreach import parse_outreach
+
+PLATFORM_ASK = {
+    "instagram": "one reel and two stories",
+    "tiktok": "one TikTok video",
+    "youtube": "a 60-second segment in one of your videos",
+    "linkedin": "one LinkedIn post",
+}
+
+
+PLATFORM_SHORT = {
+    "instagram": "1 reel + 2 stories",
+    "tiktok": "1 TikTok video",
+    "youtube": "60-second video segment",
+    "linkedin": "1 LinkedIn post",
+}
+
+
+def _offer(entry: dict[str, Any], budget: float, n: int) -> int:
+    fee = float(entry.get("fee_usd") or 0)
+    cap = per_creator_budget(budget, n)
+    return int(round(min(fee, cap) if fee else cap, -1))
+
+
+def _message(channel: str, e: dict[str, Any], *, brand: BrandOut | None, brand_name: str,
+             goal: str, budget: float, n: int, personal: bool, extra: list[str],
+             short: bool) -> tuple[str | None, str]:
+    """(subject or title, body) for one creator on one channel, in the brand's register."""
+    first = first_name(e.get("name") or e["handle"])
+    easy = casual(brand)
+    product = (brand.products[0] if brand and brand.products else "our products")
+    place = city(brand.location) if brand else ""
+    ask = PLATFORM_ASK.get(e.get("platform", ""), "one sponsored post")
+    offer = _offer(e, budget, n)
+    niche = e.get("niche") or "your work"
+    their_city = city(e.get("location", ""))
+    we = "We're" if easy else "We are"
+    hello = f"Hi {first}" + ("!" if easy and channel != "email" else ",")
+    if personal:
+        hook = (f"We've been enjoying your {e.get('platform', '').title() or 'recent'} posts about "
+                f"{niche}" + (f" around {their_city}" if their_city else "") + ".")
+        if not easy:
+            hook = hook.replace("We've been enjoying", "We have followed")
+    else:
+        hook = "We're looking for creators for a campaign." if easy else \
+            "We are looking for creators for a campaign."
+    who = f"{we} {brand_name}" + (f" in {place}" if place else "") + "."
+    why = f"Our goal: {_lower_first(goal)}."
+    disclose = "It's a paid partnership, so posts carry #ad and the paid-partnership label." \
+        if easy else "This is a paid partnership: posts carry #ad and the paid-partnership label."
+    extras = " ".join(f"{_sentence_case(x)}." for x in extra)
+    if channel == "email":
+        subject = f"Paid collaboration with {brand_name}" + ("?" if easy else "")
+        body = "\n\n".join(x for x in [
+            f"Hi {first},",
+            f"{who} {hook}",
+            f"{why} {'We think' if easy else 'We believe'} your audience would enjoy our {product}."
+            + (f" {extras}" if extras else ""),
+            f"**What we'd love**\n\n- {_sentence_case(ask)} featuring our {product}\n"
+            f"- Posted in weeks 3-4 of the campaign, in your own words",
+            f"**What we offer**\n\n- A fee of ${offer:,}\n- Our {product} for you to try",
+            disclose,
+            ("Would you be up for a quick chat this week? Just reply to this email."
+             if easy else "Would you be available for a short call this week? Please reply "
+             "to this email."),
+            ("Cheers," if easy else "Kind regards,"),
+            f"The {brand_name} team",
+        ] if x)
+        if short:
+            body = "\n\n".join([f"Hi {first},", f"{who} {hook}",
+                                f"We'd pay ${offer:,} for {ask} featuring our {product}.",
+                                disclose, "Interested? Just reply.",
+                                f"The {brand_name} team"])
+        return subject, body
+    if channel == "teams":
+        title = f"{brand_name} x {e.get('name') or first}: paid collaboration"
+        body = "\n\n".join([
+            f"Hi {first}, {who[0].lower() + who[1:]} {hook}",
+            f"**The idea**\n{_sentence_case(ask)} featuring our {product}, posted in "
+            f"weeks 3-4. {why}"
+            + (f" {extras}" if extras else ""),
+            f"**What we offer**\nA fee of ${offer:,}, plus our {product} to try.",
+            f"**Disclosure**\n{disclose}",
+            "**Next step**\nReply here and we'll set up a short call." if easy else
+            "**Next step**\nPlease reply here to arrange a short call.",
+        ])
+        return title, body
+    tail = "Interested? Reply and we'll send the details." if easy else \
+        "Would you like the details? Please reply."
+    core = (f"{hello} {who} {hook} We'd like to pay you ${offer:,} for {ask} about our "
+            f"{product}. {extras} {disclose} {tail}")
+    if short or channel == "sms":
+        core = (f"{hello} {who} {hook} Would you post {ask} about our {product} for "
+                f"${offer:,}? {disclose} {tail}")
+    core = re.sub(r"\s{2,}", " ", core).strip()
+    if channel == "whatsapp":
+        core = core.replace(f"${offer:,}", f"**${offer:,}**", 1)
+    return None, core
+
+
+def _targets(notes: list[NoteOut], handle: str, channel: str) -> bool:
+    label = LABELS.get(channel, channel)
+    return any(handle in n.text and (label.lower() in n.text.lower() or "message" in n.text.lower())
+               for n in notes)
+
+
+def draft_outreach(task: DraftTask) -> OutreachDraft:
+    i = task.input
+    brand = brand_of(task.context)
+    brand_name = brand_name_of(i, brand)
+    shortlist: list[dict[str, Any]] = list(task.context.get("shortlist", []))
+    channels: list[str] = list(i.get("channels", []))
+    budget, n = float(i.get("budget") or 0), max(1, len(shortlist))
+    previous = parse_outreach(task.previous) if task.previous else None
+    notes_text = _note_text(task.notes)
+    generic_note = bool(re.search(r"generic|personal", notes_text, re.I))
+    extra = feedback_mentions(task)
+    short = wants_shorter(task)
+    messages = []
+    for e in shortlist:
+        for ch in channels:
+            kept = previous.get(e["handle"], ch) if previous else None
+            redo = (kept is None or not kept.body or _targets(task.notes, e["handle"], ch)
+                    or generic_note or bool(extra) or short)
+            if redo:
+                # The first draft is the generic template; revisions personalise it.
+                subject, body = _message(ch, e, brand=brand, brand_name=brand_name,
+                                         goal=str(i.get("goal", "")), budget=budget, n=n,
+                                         personal=previous is not None, extra=extra,
+                                         short=short or "length" in notes_text.lower())
+            else:
+                subject, body = kept.subject, kept.body
+                if ch == "email" and not subject:
+                    subject = f"Paid collaboration with {brand_name}"
+            if not DISCLOSURE.search(body) and re.search(r"disclosure", notes_text, re.I):
+                body += "\n\nThis is a paid partnership: posts carry #ad and the " \
+                        "paid-partnership label."
+            if wants_compliance_fix(task):
+                body = sanitize(body, brand)
+                subject = sanitize(subject, brand) if subject else subject
+            messages.append(OutreachMessageOut(
+                creator_handle=e["handle"], creator_name=e.get("name", ""), channel=ch,  # type: ignore[arg-type]
+                subject=subject, body=body))
+    return OutreachDraft(brand_name=brand_name, creators=[e["handle"] for e in shortlist],
+                         messages=messages)

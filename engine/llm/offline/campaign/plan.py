@@ -1,0 +1,99 @@
+"""The offline campaign builder: the PLAN from the approved brief, shortlist and outreach."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from engine.llm.offline.campaign.brief import success_metrics
+from engine.llm.offline.campaign.common import _sentence_case, brand_name_of, brand_of
+from engine.llm.offline.campaign.outreach import PLATFORM_SHORT
+from engine.pipelines.base import DraftTask
+from engine.pipelines.campaign.channels import LABELS
+from engine.pipelines.campaign.creators import per_creator_budget
+from engine.pipelines.campaign.models import (
+    BudgetLine,
+    CreatorDeliverable,
+    Kpi,
+    PlanDraft,
+    ScheduleItem,
+)
+from engine.pipelines.campaign.outreach import parse_outreach
+from engine.pipelines.campaign.text import find_section, sections
+
+
+def _kpis_from_brief(brief: str) -> list[Kpi]:
+    body = find_section(sections(brief), "success", "metric", "kpi") or ""
+    kpis = []
+    for line in body.splitlines():
+        m = re.match(r"^\s*[-*]\s+([^:]+):\s*(.+)$", line)
+        if m:
+            kpis.append(Kpi(name=m.group(1).strip(), target=m.group(2).strip()))
+    return kpis
+
+
+def draft_plan(task: DraftTask) -> PlanDraft:
+    i = task.input
+    brand = brand_of(task.context)
+    name = brand_name_of(i, brand)
+    budget = float(i.get("budget") or 0)
+    shortlist: list[dict[str, Any]] = list(task.context.get("shortlist", []))
+    outreach = parse_outreach(task.context.get("outreach", "") or "")
+    campaign_channels = list(i.get("channels", []))
+    n = max(1, len(shortlist))
+    creator_share = budget * 0.70
+    fees = [float(e.get("fee_usd") or 0) or per_creator_budget(budget, n) for e in shortlist]
+    scale = min(1.0, creator_share / sum(fees)) if sum(fees) else 1.0
+    deliverables = []
+    for k, (e, fee) in enumerate(zip(shortlist, fees, strict=True)):
+        # Their own channel when the campaign uses it, else the marketer's first channel.
+        via = e.get("contact_channel") if e.get("contact_channel") in campaign_channels \
+            else (campaign_channels or ["email"])[0]
+        deliverables.append(CreatorDeliverable(
+            creator_handle=e["handle"], creator_name=e.get("name", ""),
+            deliverables=PLATFORM_SHORT.get(e.get("platform", ""), "1 sponsored post"),
+            post_window="Week 3" if k % 2 == 0 else "Week 4",
+            fee_usd=float(int(fee * scale)), contact_channel=str(via)))
+    fees_total = sum(d.fee_usd for d in deliverables)
+    lines = [("Creator fees", fees_total),
+             ("Product seeding and gifting", round(budget * 0.15)),
+             ("Paid amplification of the best posts", round(budget * 0.10)),
+             ("Contingency", round(budget * 0.05))]
+    budget_lines, left = [], budget
+    for item, value in lines:
+        value = max(0.0, min(float(value), left))
+        budget_lines.append(BudgetLine(item=item, amount_usd=value))
+        left -= value
+    if left >= 1:
+        budget_lines.append(BudgetLine(item="Unallocated (creator share not needed for fees)",
+                                       amount_usd=float(int(left))))
+    kpis = _kpis_from_brief(task.context.get("brief", "")) or [
+        Kpi(name=k.split(":")[0], target=k.split(":", 1)[1].strip())
+        for k in success_metrics(str(i.get("goal", "")), budget, n)]
+    n_msgs = len(outreach.messages)
+    chans = ", ".join(LABELS.get(c, c) for c in dict.fromkeys(m.channel for m in outreach.messages))
+    avoid = (brand.avoid_claims + brand.avoid_words) if brand else []
+    return PlanDraft(
+        title=f"Campaign plan: {name}",
+        summary=(f"{_sentence_case(str(i.get('goal', '')))}. {len(deliverables)} creators post in "
+                 f"weeks 3-4 after outreach by {chans or 'email'} ({n_msgs} approved messages). "
+                 f"Total budget ${budget:,.0f}, of which ${fees_total:,.0f} goes to creator fees."),
+        schedule=[
+            ScheduleItem(when="Week 1", activity="Send the approved outreach messages; follow up "
+                                                 "after 3 days"),
+            ScheduleItem(when="Week 2", activity="Agree terms, send products and promo codes, "
+                                                 "share the content brief"),
+            ScheduleItem(when="Week 3", activity="First wave of posts goes live; boost the best "
+                                                 "performer"),
+            ScheduleItem(when="Week 4", activity="Second wave of posts goes live"),
+            ScheduleItem(when="Week 5", activity="Collect results and report against the KPIs"),
+        ],
+        deliverables=deliverables,
+        budget=budget_lines,
+        kpis=kpis,
+        compliance=[
+            "Every sponsored post carries #ad and the platform's paid-partnership label",
+            "Creators review the brief's key messages and avoid claims the brand cannot prove"
+            + (f"; avoid in particular: {', '.join(avoid)}" if avoid else ""),
+            "Keep proof of each post and its disclosure for the campaign record",
+        ])

@@ -1,0 +1,1 @@
+"""Offline (deterministic) agents for the protocol pipeline."""

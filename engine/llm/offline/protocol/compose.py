@@ -1,0 +1,87 @@
+"""The offline Drafter's first draft: an exercise composed from the template library
+(library.py), fitted to the intent and audience. A first draft is not always perfect: a hash
+of the input picks a weakness a real first draft might have (a colder tone, a missing crisis
+line, padded steps...), so the loop has something to revise."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from engine.llm.offline.protocol import library as lib
+
+if TYPE_CHECKING:
+    pass
+
+from engine.llm.offline.protocol.common import (  # package-internal helpers
+    _Context,
+    _screen,
+)
+from engine.llm.offline.protocol.doc import _Doc
+
+_VARIANTS = ("complete", "complete", "complete", "complete", "few_reflection", "no_crisis",
+             "cold", "wordy", "cold_no_crisis", "thin")
+"""How a first draft turns out, picked by a hash of the input: four in ten are complete;
+the others miss something a critic will notice."""
+
+
+def _title(ctx: _Context) -> str:
+    base = ctx.template["title"]
+    return base if ctx.label == "adults" else f"{base} for {ctx.label}"
+
+
+def _purpose(ctx: _Context, warm: bool, profile_line: bool = True) -> str:
+    t = ctx.template
+    sentences = [ctx.fill(t["warm"])] if warm else []
+    sentences += [ctx.fill(s) for s in t["purpose"]]
+    if ctx.situation:
+        sentences.append(f"It was written with this situation in mind: {ctx.situation}.")
+    if profile_line:
+        sentences.append(ctx.fill(ctx.profile["line"]))
+    return " ".join(sentences)
+
+
+def _template_steps(ctx: _Context, warm: bool = True) -> list[str]:
+    return [ctx.fill(core + (" " + w if warm and w else "")) for core, w in
+            ctx.template["steps"]]
+
+
+def _crisis_line(ctx: _Context) -> str:
+    for candidate in lib.CRISIS_LINES[ctx.region] + lib.CRISIS_LINES["us"]:
+        extra = lib.CRISIS_EXTRA.get(ctx.profile["key"])
+        line = candidate + (" " + ctx.fill(extra) if extra else "")
+        if not _screen(line).flags:
+            return line
+    return lib.CRISIS_LINES[ctx.region][0]
+
+
+def _safety_note(ctx: _Context, crisis: bool = True) -> str:
+    parts = [ctx.fill(ctx.template["safety_extra"])]
+    if crisis:
+        parts.append(_crisis_line(ctx))
+    parts.append(lib.PROFESSIONAL_LINE)
+    return " ".join(parts)
+
+
+def _first_draft(ctx: _Context) -> _Doc:
+    variant = _VARIANTS[ctx.seed % len(_VARIANTS)]
+    cold = variant in ("cold", "cold_no_crisis")
+    doc = _Doc(title=_title(ctx), found={"title", "purpose", "steps", "reflection", "safety"})
+    doc.purpose = _purpose(ctx, warm=not cold, profile_line=not cold)
+    doc.steps = _template_steps(ctx, warm=not cold)
+    reflection = [ctx.fill(q) for q in ctx.template["reflection"]]
+    doc.reflection = reflection[:3]
+    doc.safety = _safety_note(ctx, crisis=variant not in ("no_crisis", "cold_no_crisis"))
+    if cold:
+        for i in (1, 4):
+            doc.steps[i] = ("Simply " if i == 1 else "Just ") + doc.steps[i][:1].lower() \
+                + doc.steps[i][1:]
+    elif variant == "wordy":
+        for i in (0, 2, 4, 5):
+            doc.steps[i] += " " + " ".join(lib.WORDY_CLAUSES)
+        doc.purpose += " " + lib.WORDY_CLAUSES[1]
+    elif variant == "thin":
+        doc.steps = doc.steps[:3]
+        doc.reflection = []
+    elif variant == "few_reflection":
+        doc.reflection = reflection[:1]
+    return doc
