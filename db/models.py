@@ -307,3 +307,14 @@ OPS_INDEXES = (
     Index("ix_run_ops", Run.created_at, Run.kind, Run.cost_usd, Run.status),
     Index("ix_humanaction_ops", HumanAction.action, HumanAction.at, HumanAction.run_id),
 )
+
+
+# -- full-text search over run titles (engine/run_search.py): an FTS5 table (and its shadow
+# tables) on SQLite, an expression index on PostgreSQL. No model describes them: migration
+# 0003 makes them, and Alembic's comparison leaves them out (include_name below).
+RUN_SEARCH = "run_search"
+
+
+def described_by_models(name: str | None, type_: str, parent_names: object) -> bool:
+    """Alembic's include_name hook: every name but the run title search's."""
+    return not (name or "").startswith(RUN_SEARCH)

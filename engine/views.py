@@ -6,10 +6,9 @@ from datetime import datetime
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict
-from sqlalchemy import case, or_
 from sqlmodel import Session, col, select
 
-from db.models import Draft, Flag, HumanAction, LLMCall, Note, Run, RunStatus, Score, Step
+from db.models import Draft, Flag, HumanAction, LLMCall, Note, Run, Score, Step
 from db.session import session_scope
 from engine.errors import NotFound
 from engine.loop.decide import max_iterations_for, thresholds_for
@@ -155,6 +154,9 @@ class RunDetail(RunSummary):
     steps: list[StepView]
     calls: int
     tokens: int
+    unknown: list[str] = []
+    """What this code does not define (a kind, stage, agent, score name or step node written
+    by another version, or by hand), said in words; the run is shown as it is."""
 
     def draft(self, draft_id: int | None) -> DraftView | None:
         return next((d for d in self.drafts if d.id == draft_id), None)
@@ -162,73 +164,6 @@ class RunDetail(RunSummary):
     @property
     def current(self) -> DraftView | None:
         return self.draft(self.current_draft_id) or (self.drafts[-1] if self.drafts else None)
-
-
-STATUS_ORDER = {
-    RunStatus.REVIEW: 0,
-    RunStatus.FAILED: 1,
-    RunStatus.RUNNING: 2,
-    RunStatus.QUEUED: 3,
-    RunStatus.APPROVED: 4,
-    RunStatus.REJECTED: 5,
-}
-
-
-def list_runs(
-    *,
-    kind: str | None = None,
-    statuses: list[str] | None = None,
-    reviewer: str | None = None,
-    search: str | None = None,
-    since: datetime | None = None,
-    until: datetime | None = None,
-    limit: int = 200,
-) -> list[RunSummary]:
-    """Runs awaiting review first, then failed, running, queued, finished; newest first."""
-    order = case(STATUS_ORDER, value=Run.status, else_=9)
-    q = select(Run)
-    if kind:
-        q = q.where(Run.kind == kind)
-    if statuses:
-        q = q.where(col(Run.status).in_(statuses))
-    if search:
-        q = q.where(col(Run.title).ilike(f"%{search.strip()}%"))
-    if since:
-        q = q.where(Run.created_at >= since)
-    if until:
-        q = q.where(Run.created_at <= until)
-    if reviewer:
-        acted = select(HumanAction.run_id).where(HumanAction.actor == reviewer)
-        q = q.where(or_(Run.created_by == reviewer, col(Run.id).in_(acted)))
-    q = q.order_by(order, col(Run.updated_at).desc()).limit(limit)
-    with session_scope() as s:
-        runs = list(s.exec(q).all())
-        draft_ids = [r.current_draft_id for r in runs if r.current_draft_id]
-        scores: dict[int, dict[str, float]] = {}
-        flags: dict[int, int] = {}
-        if draft_ids:
-            for sc in s.exec(select(Score).where(col(Score.draft_id).in_(draft_ids))):
-                scores.setdefault(sc.draft_id, {})[sc.name] = sc.value
-            for f in s.exec(
-                select(Flag).where(col(Flag.draft_id).in_(draft_ids), col(Flag.blocking).is_(True))
-            ):
-                flags[f.draft_id] = flags.get(f.draft_id, 0) + 1
-        last: dict[int, str] = {}
-        ids = [r.id for r in runs]
-        if ids:
-            for a in s.exec(
-                select(HumanAction).where(col(HumanAction.run_id).in_(ids)).order_by(HumanAction.at)
-            ):
-                last[a.run_id] = a.actor
-        return [
-            _summary(
-                r,
-                scores.get(r.current_draft_id or -1, {}),
-                flags.get(r.current_draft_id or -1, 0),
-                last.get(r.id or 0),
-            )
-            for r in runs
-        ]
 
 
 class _RowWith:
@@ -265,7 +200,7 @@ def _thresholds(r: Run) -> dict[str, float]:
     return thresholds_for(spec, r.params) if spec is not None else {}
 
 
-def _summary(r: Run, scores: dict[str, float], flags: int, last: str | None) -> RunSummary:
+def summarize(r: Run, scores: dict[str, float], flags: int, last: str | None) -> RunSummary:
     return from_row(RunSummary, r, scores=scores, thresholds=_thresholds(r), open_flags=flags,
                     last_reviewer=last)
 
@@ -319,6 +254,7 @@ def get_run(run_id: int) -> RunDetail:
                              flags=flags.get(d.id or 0, [])) for d in drafts],
             notes=notes, actions=actions, steps=steps,
             calls=len(calls), tokens=sum(p + c for p, c in calls),
+            unknown=_unknown(r, drafts, scores, steps),
         )
 
 
@@ -334,3 +270,31 @@ def _stage_names(r: Run) -> list[str]:
         return [st.name for st in get_pipeline(r.kind).stages]
     except (KeyError, ValueError):
         return []
+
+
+LOOP_NODES = ("draft", "review", "decide", "advance")
+
+
+def _unknown(r: Run, drafts: list[Draft], scores: dict[int, dict[str, float]],
+             steps: list[StepView]) -> list[str]:
+    """What in this run the pipelines of this code do not define, one sentence each."""
+    try:
+        pipeline = get_pipeline(r.kind)
+    except ValueError:
+        return [f"kind: {r.kind} (no pipeline of this name, so no stages, thresholds or "
+                "agents to compare the run with)"]
+    stages = {st.name: st for st in pipeline.stages}
+    agents = {a.name for st in pipeline.stages for a in (st.drafter, *st.critics)}
+    names = {n for st in pipeline.stages for n in st.thresholds}
+    out: list[str] = []
+
+    def unknown(what: str, found: set[str], known: set[str] | dict[str, object]) -> None:
+        odd = sorted(found - set(known))
+        if odd:
+            out.append(f"{what}: {', '.join(odd)}")
+
+    unknown("stage", {r.stage} | {d.stage for d in drafts}, stages)
+    unknown("agent", {d.author for d in drafts if d.author_kind == "agent"}, agents)
+    unknown("score", {n for by in scores.values() for n in by}, names)
+    unknown("step node", {st.node for st in steps}, set(LOOP_NODES))
+    return out

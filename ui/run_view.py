@@ -41,6 +41,15 @@ def render_header(detail: RunDetail) -> None:
         render_stages(detail)
 
 
+def render_unknown(detail: RunDetail) -> None:
+    """Say which of the run's data this version does not define; the page draws the rest."""
+    if detail.unknown:
+        st.warning("This version of Draftroom does not know this run's "
+                   + "; ".join(escape_inline(u) for u in detail.unknown)
+                   + ". The run is shown as stored; thresholds, stage progress and acts that "
+                   "depend on them may be missing or refused.", icon=":material/help:")
+
+
 def render_stages(detail: RunDetail) -> None:
     """Stage progress for multi-stage pipelines (campaigns)."""
     at = detail.stages.index(detail.stage) if detail.stage in detail.stages else 0

@@ -22,7 +22,7 @@ from mcp.types import BlobResourceContents, EmbeddedResource, TextContent
 from pydantic import Field, field_validator
 
 from db.models import RunStatus
-from engine import service, views
+from engine import run_list, service, views
 from engine.errors import ApprovalBlocked, InvalidInput, ServiceError
 from engine.exports.markdown import export_markdown
 from engine.pipelines.protocol.models import ExerciseType, ProtocolInput
@@ -180,7 +180,7 @@ def build_server() -> MCPServer:
                         Field(description="Only this kind of run.")] = None,
         limit: Annotated[int, Field(ge=1, le=200)] = 50,
     ) -> list[RunItem]:
-        runs = views.list_runs(kind=kind, statuses=[RunStatus.REVIEW], limit=limit)
+        runs = run_list.list_runs(kind=kind, statuses=[RunStatus.REVIEW], limit=limit)
         return [RunItem.model_validate(r, from_attributes=True)
                 for r in sorted(runs, key=lambda r: r.updated_at)]
 

@@ -10,7 +10,7 @@ import os
 import sys
 from typing import Any
 
-from engine import service, views
+from engine import run_list, service, views
 from engine.errors import ServiceError
 from engine.loop.steps import StepEvent
 
@@ -77,7 +77,7 @@ def cmd_run(a: argparse.Namespace) -> int:
 
 
 def cmd_list(a: argparse.Namespace) -> int:
-    runs = views.list_runs(kind=a.kind, statuses=[a.status] if a.status else None, limit=a.limit)
+    runs = run_list.list_runs(kind=a.kind, statuses=[a.status] if a.status else None, limit=a.limit)
     # Newest first, as a person scanning a terminal expects.
     runs.sort(key=lambda r: r.created_at, reverse=True)
     print(f"{'id':>6}  {'kind':<9} {'status':<16} {'it':>2}  scores")
