@@ -63,6 +63,11 @@ class Run(SQLModel, table=True):
     parent_run_id: int | None = None
     parent_draft_id: int | None = None
     version: int = Field(default=1)
+    # -- who reviews it, and the head of its audit chain (engine/assignment.py, audit_chain.py)
+    assigned_to: str | None = Field(default=None, max_length=130)
+    """A person (engine.identity.person_key) or "role:<role>"; None: anyone who may."""
+    audit_head: str | None = Field(default=None, max_length=64)
+    """The hash of the run's last human act: a deleted last act breaks the chain too."""
 
     __table_args__ = (Index("ix_run_status_created", "status", "created_at"),)
 
@@ -179,6 +184,10 @@ class HumanAction(SQLModel, table=True):
     action: str = Field(max_length=32)  # approve|edit|revise|reject|halt|retry|override
     comment: str | None = None
     at: datetime = Field(default_factory=utcnow)
+    # -- the tamper-evident chain (engine/audit_chain.py): sha256 over this act's content and
+    # the previous act's hash in the same run.
+    prev_hash: str | None = Field(default=None, max_length=64)
+    hash: str | None = Field(default=None, max_length=64)
 
 
 class PromptVersion(SQLModel, table=True):
@@ -309,9 +318,24 @@ OPS_INDEXES = (
 )
 
 
+# -- clinic: MCP bearer tokens (engine/mcp_token.py) --------------------------------------------
+
+
+class ApiToken(SQLModel, table=True):
+    """A bearer token for MCP over HTTP. Only its SHA-256 is stored; the token itself is shown
+    once, when it is made. Acts done with it are recorded under its name."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    name: str = Field(max_length=120, unique=True)
+    token_hash: str = Field(max_length=64, unique=True, index=True)
+    created_by: str = Field(default="", max_length=120)
+    created_at: datetime = Field(default_factory=utcnow)
+    revoked: bool = False
+
+
 # -- full-text search over run titles (engine/run_search.py): an FTS5 table (and its shadow
 # tables) on SQLite, an expression index on PostgreSQL. No model describes them: migration
-# 0003 makes them, and Alembic's comparison leaves them out (include_name below).
+# 0004 makes them, and Alembic's comparison leaves them out (include_name below).
 RUN_SEARCH = "run_search"
 
 

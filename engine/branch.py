@@ -11,8 +11,9 @@ from typing import Any
 from pydantic import BaseModel
 from sqlmodel import Session, col, select
 
-from db.models import Draft, HumanAction, Note, Run, RunStatus, utcnow
+from db.models import Draft, Note, Run, RunStatus, utcnow
 from db.session import session_scope
+from engine.audit_chain import append_act
 from engine.errors import InvalidInput, NotFound
 from engine.identity import require
 from engine.pipelines.registry import get_pipeline
@@ -113,10 +114,9 @@ def branch_run(*, run_id: int, draft_id: int, actor: str,
         if note:
             s.add(Note(run_id=run.id or 0, draft_id=copy.id, author=who, target="drafter",
                        priority="critical", text=note))
-        s.add(HumanAction(run_id=run.id or 0, draft_id=copy.id, actor=who, action="branch",
-                          verified=verified,
-                          comment=f"from run {source.id} v{draft.version}"
-                          + (f": {note}" if note else "")))
+        append_act(s, run, actor=who, action="branch", draft_id=copy.id, verified=verified,
+                   comment=f"from run {source.id} v{draft.version}"
+                   + (f": {note}" if note else ""))
         # The worker may pick the run up from here on: it is complete in this same commit.
         run.current_draft_id = copy.id
         run.updated_at = utcnow()

@@ -1,9 +1,10 @@
 """Who may do what: roles per person, from the Role table.
 
-clinician: protocols (start, edit, send back, approve, reject, halt, retry, budget).
+clinician: protocols (start, edit, send back, approve, reject, halt, retry, budget, assign);
+           who approves, and how many, is the approval policy's (engine/approval_policy.py).
 marketer:  the same for campaigns.
-ops:       costs and traces; may halt a run, retry a failed step and change a budget, never
-           approve, edit or reject.
+ops:       costs and traces; may halt a run, retry a failed step, change a budget and assign
+           a run to a reviewer, never approve, edit or reject.
 admin:     everything, including naming roles.
 While the Role table is empty (a fresh install) everyone may do everything, so the first admin
 can be named; once any role exists, a person without one may only read."""
@@ -29,7 +30,7 @@ KIND_ROLE = {"protocol": "clinician", "campaign": "marketer"}
 """The role that owns each kind of run."""
 CONTENT_ACTS = frozenset({"start", "edit", "revise", "approve", "reject", "prompts"})
 """Acts on the content of a run: only the kind's owner (and admin)."""
-OPERATIONAL_ACTS = frozenset({"halt", "retry", "budget"})
+OPERATIONAL_ACTS = frozenset({"halt", "retry", "budget", "assign"})
 """Acts that keep runs healthy: the kind's owner, ops and admin."""
 VIEWS = {"view_costs": {"ops"}, "view_traces": {"ops", "clinician", "marketer"}}
 ACTIONS = CONTENT_ACTS | OPERATIONAL_ACTS | set(VIEWS) | {"manage_roles"}

@@ -10,7 +10,8 @@ from typing import Any
 _EMAIL = re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}")
 # Phone numbers: an optional +country code, then 7+ digits with common separators.
 # It may end a sentence ("call 555-0134."), but not run on into a decimal ("3.1415926").
-_PHONE = re.compile(r"(?<![\w.])(?:\+?\d{1,3}[\s.-]?)?(?:\(\d{2,4}\)[\s.-]?)?\d{3,4}[\s.-]?\d{3,4}"
+_PHONE = re.compile(r"(?<![\w.])(?:\+?\d{1,3}[\s.-]?)?(?:\(\d{1,4}\)[\s.-]?|\d{1,4}[\s.-])?"
+                    r"\d{3,4}[\s.-]?\d{3,4}"
                     r"(?:[\s.-]?\d{2,4})?(?!\w|\.\d)")
 _API_KEY = re.compile(r"\bsk-[A-Za-z0-9_-]{8,}")
 
@@ -19,9 +20,38 @@ def _pii_enabled() -> bool:
     return os.environ.get("DRAFTROOM_REDACT_PII", "1").lower() not in ("0", "false", "no")
 
 
+# Identifiers that end in digits ("worker-vm-1234567", "run_1234567", "id=4815162342"): the
+# digits belong to a name, not a phone. Fixed width, as Python's look-behind must be.
+_IN_IDENTIFIER = re.compile(r"\w[-_/=#]$")
+
+
+def _is_phone(text: str, start: int, number: str) -> bool:
+    """Whether a stretch the phone pattern found is a phone number and not a pid, a decimal,
+    a version or an identifier's digits: the pattern alone took all of those."""
+    if sum(ch.isdigit() for ch in number) < 7:
+        return False
+    if _IN_IDENTIFIER.search(text[max(0, start - 2):start]):
+        return False
+    if number.isdigit():
+        # One unbroken run: a pid or a counter at 7-9 digits, a national number at 10+
+        # ("4155550134"); a person who types a shorter number uses separators.
+        return len(number) >= 10
+    groups = number.split(".")
+    if all(g.isdigit() for g in groups):
+        # Digits and dots only: "3.1415926" (a decimal) and "2.10.1234567" (a version) are
+        # not phones; "555.123.4567" is (every group after the first 2-4 digits long).
+        return len(groups) >= 3 and all(2 <= len(g) <= 4 for g in groups[1:])
+    return True
+
+
+def _phone_sub(text: str) -> str:
+    return _PHONE.sub(
+        lambda m: "[phone]" if _is_phone(text, m.start(), m.group(0)) else m.group(0), text)
+
+
 def _phone_like(match: re.Match[str]) -> str:
-    digits = sum(ch.isdigit() for ch in match.group(0))
-    return "[phone]" if digits >= 7 else match.group(0)
+    """One match on its own (without the text around it), for tests of the guard."""
+    return "[phone]" if _is_phone(match.string, match.start(), match.group(0)) else match.group(0)
 
 
 def redact_secrets_text(text: str) -> str:
@@ -61,8 +91,47 @@ def redact_text(text: str) -> str:
         if "@" in text:
             text = _EMAIL.sub("[email]", text)
         if _may_hold_phone(text):
-            text = _PHONE.sub(_phone_like, text)
+            text = _phone_sub(text)
     return text
+
+
+def count_pii(text: str) -> dict[str, int]:
+    """How many emails and phone numbers redact_text would replace in `text` (whatever the
+    DRAFTROOM_REDACT_PII switch says)."""
+    emails = len(_EMAIL.findall(text)) if "@" in text else 0
+    without = _EMAIL.sub("[email]", text) if emails else text
+    phones = (sum(_is_phone(without, m.start(), m.group(0)) for m in _PHONE.finditer(without))
+              if _may_hold_phone(without) else 0)
+    return {k: n for k, n in (("email", emails), ("phone", phones)) if n}
+
+
+def redact_input(value: Any) -> tuple[Any, dict[str, int]]:
+    """A run's input with secrets, emails and phone numbers replaced, and how many of each
+    PII kind went: the input is stored redacted, so its title, the model's prompts, traces,
+    exports, MCP answers and logs never see them. The count tells the person what was taken."""
+    found: dict[str, int] = {}
+
+    def walk(v: Any) -> Any:
+        if isinstance(v, str):
+            if _pii_enabled():
+                for kind, n in count_pii(v).items():
+                    found[kind] = found.get(kind, 0) + n
+            return redact_text(v)
+        if isinstance(v, dict):
+            return {k: walk(x) for k, x in v.items()}
+        if isinstance(v, list | tuple):
+            return [walk(x) for x in v]
+        return v
+
+    return walk(value), found
+
+
+def describe_redactions(found: dict[str, int]) -> str:
+    """ "1 email address and 2 phone numbers", for the person who typed them."""
+    names = {"email": ("email address", "email addresses"),
+             "phone": ("phone number", "phone numbers")}
+    parts = [f"{n} {names[k][n != 1]}" for k, n in found.items() if n and k in names]
+    return " and ".join(parts)
 
 
 def redact(value: Any) -> Any:

@@ -37,10 +37,14 @@ class RunFilters(BaseModel):
     """Words of the title, in any order (engine/run_search.py)."""
     since: datetime | None = None
     until: datetime | None = None
+    ids: list[int] | None = None
+    """Only these runs (e.g. the ones assigned to a person)."""
 
 
 def _where(q: Any, f: RunFilters) -> Any:
     """`q` (a select over Run) narrowed to the filters, all in SQL."""
+    if f.ids is not None:
+        q = q.where(col(Run.id).in_(f.ids))
     if f.kind:
         q = q.where(Run.kind == f.kind)
     if f.statuses:
@@ -84,13 +88,14 @@ def list_runs(
     search: str | None = None,
     since: datetime | None = None,
     until: datetime | None = None,
+    ids: list[int] | None = None,
     limit: int = 200,
     offset: int = 0,
 ) -> list[RunSummary]:
     """One page of runs: awaiting review first, then failed, running, queued, finished;
     newest first within each."""
     filters = RunFilters(kind=kind, statuses=statuses, reviewer=reviewer, search=search,
-                         since=since, until=until)
+                         since=since, until=until, ids=ids)
     order = case(STATUS_ORDER, value=Run.status, else_=9)
     q = _where(select(Run), filters).order_by(order, col(Run.updated_at).desc(), col(Run.id).desc())
     q = q.offset(offset).limit(limit)

@@ -14,14 +14,22 @@ from sqlalchemy import func, insert
 from sqlalchemy.orm.exc import StaleDataError
 from sqlmodel import Session, select
 
-from db.models import Draft, Flag, HumanAction, Note, Run, RunStatus, utcnow
+from db.models import Draft, Flag, Note, Run, RunStatus, utcnow
 from db.prepared import Prepared
 from db.session import get_engine, session_scope
+from engine.approval_policy import (
+    approval_state,
+    approvals_since_review,
+    check_approver,
+    get_policy,
+)
+from engine.audit_chain import append_act
 from engine.errors import ApprovalBlocked, InvalidInput, InvalidState, NotFound, StaleRun
 from engine.identity import require
 from engine.pipelines.registry import PIPELINES, get_pipeline
-from engine.redact import redact_secrets, redact_secrets_text
+from engine.redact import redact_input, redact_secrets_text, redact_text
 from engine.settings import default_run_budget_usd
+from engine.signin import require_verified
 from engine.text import clean_text, content_hash
 from engine.validation import parse_input
 
@@ -87,7 +95,8 @@ def _actor(actor: str) -> str:
 
 
 def _comment(comment: str | None, *, required: bool, what: str = "comment") -> str | None:
-    text = redact_secrets_text(clean_text(comment or ""))
+    # Comments become notes a model reads and lines in exports: no email or phone number.
+    text = redact_text(clean_text(comment or ""))
     if required and not text:
         raise InvalidInput(f"A {what} is required.", {what: "is required"})
     if len(text) > MAX_COMMENT_CHARS:
@@ -120,7 +129,10 @@ def start_run(
         raise InvalidInput(msg, {"kind": msg}) from None
     who = _actor(actor)
     data = input.model_dump() if isinstance(input, BaseModel) else input
-    data = redact_secrets(data)  # a pasted API key is never stored or sent to a model
+    # A pasted API key, email or phone number is never stored, so no title, prompt, trace,
+    # export, MCP answer or log line can carry it; the run keeps how many went (the form
+    # tells the person).
+    data, redacted = redact_input(data)
     parsed = parse_input(pipeline.input_model, data)
     p = params if isinstance(params, RunParams) else parse_input(RunParams, params or {})
     scored = {name for st in pipeline.stages for name in st.thresholds}
@@ -147,7 +159,8 @@ def start_run(
             kind=kind,
             title=pipeline.title(parsed),
             input=parsed.model_dump(mode="json"),
-            params=p.model_dump(mode="json", exclude={"budget_usd"}),
+            params={**p.model_dump(mode="json", exclude={"budget_usd"}),
+                    **({"input_redacted": redacted} if redacted else {})},
             stage=pipeline.stages[0].name,
             budget_usd=budget,
             created_by=who,
@@ -211,26 +224,11 @@ def _acting_on(
         raise StaleRun() from None
 
 
-def _record(
-    s: Session,
-    run: Run,
-    actor: str,
-    action: str,
-    *,
-    draft_id: int | None,
-    comment: str | None,
-    verified: bool,
-) -> None:
-    s.add(
-        HumanAction(
-            run_id=run.id or 0,
-            draft_id=draft_id,
-            actor=actor,
-            action=action,
-            comment=comment,
-            verified=verified,
-        )
-    )
+def _record(s: Session, run: Run, actor: str, action: str, *, draft_id: int | None,
+            comment: str | None, verified: bool) -> None:
+    """The act, sealed into the run's audit chain (engine/audit_chain.py)."""
+    append_act(s, run, actor=actor, action=action, draft_id=draft_id, comment=comment,
+               verified=verified)
 
 
 def _draft_of(s: Session, run: Run, draft_id: int | None) -> Draft:
@@ -259,21 +257,26 @@ def approve(
     override_reason: str | None = None,
     verified: bool = False,
 ) -> int:
-    """Approve a version. Refused while a blocking flag is open on it, unless an override
-    reason is given (and recorded). Returns the approved draft's id."""
+    """Approve a version under the kind's approval policy (engine/approval_policy.py); under
+    the two-person rule the first approval is recorded and the run waits for the second. An
+    open blocking flag needs an override reason (recorded). Returns the draft's id."""
     who = _actor(actor)
+    require_verified(who, verified)
     reason = _comment(override_reason, required=False, what="override reason")
     with _acting_on(run_id, expected_version, (RunStatus.REVIEW,), "approve") as (s, run):
-        require(who, "approve", run.kind, session=s)
         draft = _draft_of(s, run, draft_id)
         if draft.stage != run.stage:
             raise InvalidState(
                 f"Version {draft.version} belongs to stage {draft.stage}, "
                 f"not the current stage {run.stage}."
             )
+        policy = get_policy(run.kind, s)
+        state = approval_state(policy, approvals_since_review(s, run.id or 0, draft.id))
+        check_approver(s, policy, state, actor=who, author=draft.author,
+                       author_kind=draft.author_kind)
         stage = get_pipeline(run.kind).stage(run.stage)
         # The checks run again here, on the exact text being approved: they bind the gate
-        # whatever was stored, whoever wrote the text.
+        # whatever was stored, whoever wrote the text (and for every approver).
         context = get_pipeline(run.kind).context_for_review(s, run.input, run.stage)
         blocking = [f for f in stage.checks(draft.content, run.input, context).flags
                     if f.blocking]
@@ -285,8 +288,11 @@ def approve(
                 f"({', '.join(cats)}). Give an override reason to approve it anyway.",
                 cats,
             )
-        action = "approve_override" if blocking else "approve"
+        final = state.count + 1 >= policy.approvals
+        action = ("approve" if final else "approve_partial") + ("_override" if blocking else "")
         _record(s, run, who, action, draft_id=draft.id, comment=reason, verified=verified)
+        if not final:
+            return draft.id or 0
         if get_pipeline(run.kind).next_stage(run.stage) is None:
             run.status = RunStatus.APPROVED
             run.approved_draft_id = draft.id
@@ -311,6 +317,7 @@ def edit(
     """Save a person's edit as a new version; the checks run now, the critics re-score it
     next (the run is queued for review and then waits for a person again)."""
     who = _actor(actor)
+    require_verified(who, verified)
     text = redact_secrets_text(clean_text(content or ""))
     if not text:
         raise InvalidInput(
@@ -385,6 +392,7 @@ def request_revision(
     """Send the run back to the drafter with a comment (a critical note) and a fresh
     iteration budget."""
     who = _actor(actor)
+    require_verified(who, verified)
     text = _comment(comment, required=True)
     with _acting_on(
         run_id, expected_version, (RunStatus.REVIEW, RunStatus.FAILED), "request a revision of"
@@ -416,6 +424,7 @@ def reject(
     verified: bool = False,
 ) -> None:
     who = _actor(actor)
+    require_verified(who, verified)
     text = _comment(comment, required=False)
     with _acting_on(run_id, expected_version, (RunStatus.REVIEW, RunStatus.FAILED), "reject") as (
         s,
@@ -433,6 +442,7 @@ def halt(*, run_id: int, actor: str, comment: str | None = None, verified: bool 
     """Stop a loop: a queued run waits for review at once; a running one after its current
     step. Needs no version: halting is always safe. Returns the resulting status."""
     who = _actor(actor)
+    require_verified(who, verified)
     text = _comment(comment, required=False)
     with _acting_on(run_id, None, RunStatus.ACTIVE, "halt") as (s, run):
         require(who, "halt", run.kind, session=s)
@@ -448,6 +458,7 @@ def halt(*, run_id: int, actor: str, comment: str | None = None, verified: bool 
 def retry(*, run_id: int, actor: str, verified: bool = False) -> None:
     """Run the failed step again; nothing already committed is touched."""
     who = _actor(actor)
+    require_verified(who, verified)
     with _acting_on(run_id, None, (RunStatus.FAILED,), "retry") as (s, run):
         require(who, "retry", run.kind, session=s)
         _record(
@@ -467,6 +478,7 @@ def set_budget(
 ) -> None:
     """Change a run's budget; a run halted by its budget goes on when the new one allows."""
     who = _actor(actor)
+    require_verified(who, verified)
     if budget_usd is not None and not 0 <= budget_usd <= 100_000:
         raise InvalidInput(
             "Budget must be between $0 and $100,000.", {"budget_usd": "out of range"}

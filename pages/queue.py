@@ -6,6 +6,7 @@ from __future__ import annotations
 import streamlit as st
 
 from engine.run_list import RunFilters, count_runs, list_runs, people
+from ui.assigned_queue import render_assigned_first
 from ui.queue_view import (
     SECTIONS,
     page_of,
@@ -19,6 +20,8 @@ from ui.reviewer import reviewer
 PAGE = 20
 
 st.title("Review queue")
+if render_assigned_first(reviewer()):  # "Assigned to me" is the first view
+    st.stop()
 
 totals = count_runs()
 render_counts(totals)

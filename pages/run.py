@@ -13,6 +13,7 @@ from ui.audit import render_audit, render_steps
 from ui.blackboard import render_blackboard
 from ui.figures import score_history_figure
 from ui.format import status_label
+from ui.governance import render_governance
 from ui.history import render_diff, render_versions
 from ui.reviewer import reviewer
 from ui.run_view import (
@@ -88,6 +89,7 @@ with right:
     render_scores(detail, draft)
     render_flags(draft)
     st.subheader("Your review", anchor=False)
+    render_governance(detail, draft)  # assignment, "1 of 2 approvals", audit verified
     render_acts(detail, draft, actor)
 
 chart, versions, board, audit, steps = st.tabs(

@@ -7,6 +7,7 @@ import importlib.util
 import streamlit as st
 
 from engine.run_list import list_runs
+from ui import pii_notice
 from ui.format import ago, status_badge
 from ui.markdown import escape_inline
 from ui.protocol_form import render_protocol_form
@@ -31,8 +32,9 @@ else:
 
     run_id = render_campaign_form(actor)
 
-if run_id:
+if run_id and not pii_notice.hold(run_id):
     st.switch_page("pages/run.py", query_params={"run": str(run_id)})
+pii_notice.show()
 
 if actor:
     mine = list_runs(reviewer=actor, limit=5)

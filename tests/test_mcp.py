@@ -128,7 +128,9 @@ def test_streamable_http_on_localhost_with_its_own_worker(db_url: str, tmp_path:
     log = tmp_path / "server.log"  # a file, not a pipe: a full pipe would block the server
     with log.open("w") as err:
         proc = subprocess.Popen([sys.executable, "-m", "engine", "mcp", "--http", str(port),
-                                 "--worker"], env=server_env(db_url), cwd=ROOT,
+                                 "--worker"], env={**server_env(db_url),
+                                                   "DRAFTROOM_MCP_TOKEN": "test-token-0123456789"},
+                                cwd=ROOT,
                                 stdout=subprocess.DEVNULL, stderr=err)
     try:
         deadline = time.monotonic() + 60
@@ -142,7 +144,9 @@ def test_streamable_http_on_localhost_with_its_own_worker(db_url: str, tmp_path:
                 time.sleep(0.2)
 
         async def session() -> None:
-            async with Client(f"http://127.0.0.1:{port}/mcp") as c:
+            from tests.test_mcp_auth import client  # MCP over HTTP needs a bearer token
+
+            async with client(port, "test-token-0123456789") as c:
                 run = await call(c, "create_protocol", intent="Help with exam panic", wait=True)
                 assert run["status"] == "awaiting_review"
                 # Without wait, the server's --worker picks the queued run up.

@@ -69,8 +69,10 @@ def test_handout_holds_the_approved_text_and_approver(db_url: str, tmp_path: Pat
             for item in [body] if isinstance(body, str) else body:
                 assert words(item) in text, item
     when = next(a.at for a in d.actions if a.action == "approve")
-    assert (f"Approved by Dr. Noor Haddad on {when:%Y-%m-%d} · version {approved.version} · "
-            f"Draftroom run {run_id}") in text
+    assert (f"Approved by Dr. Noor Haddad (unverified) on {when:%Y-%m-%d} · version "
+            f"{approved.version} · Draftroom run {run_id}") in text
+    assert "Approval policy met: protocol: one clinician approves (1 of 1 approvals)" in text
+    assert "DRAFT" not in text
     assert "Page 1 of" in text and "SAFETY NOTE" in text and "988" in text
 
     png = artifacts / "handout-page1"
@@ -115,13 +117,30 @@ def test_without_a_unicode_font_it_falls_back_to_the_core_font(
     assert "Café crème" in text and "Approved by Dr. Noor Haddad" in text
 
 
-def test_only_an_approved_protocol_is_printed(db_url: str) -> None:
+def test_an_unapproved_protocol_prints_marked_draft_on_every_page(db_url: str,
+                                                                    tmp_path: Path) -> None:
     run_id = service.start_run(kind="protocol", input=INTENT, actor="dr. lee")
-    with pytest.raises(InvalidState, match="not approved yet"):
+    with pytest.raises(InvalidState, match="no draft yet"):
         export_pdf(run_id)
     drive(run_id)
     with pytest.raises(InvalidState, match="not approved yet"):
-        export_pdf(run_id)
+        export_pdf(run_id, approved_only=True)
+    long = views.get_run(run_id).current.content + "".join(  # type: ignore[union-attr]
+        f"\n\n## Extra {i}\n\n" + "A calm, longer paragraph to fill the page. " * 30
+        for i in range(6))
+    service.edit(run_id=run_id, actor="dr. lee", content=long)
+    drive(run_id)
+    if shutil.which("pdftotext") is None:
+        pytest.skip("poppler-utils not installed")
+    path = tmp_path / "draft.pdf"
+    path.write_bytes(export_pdf(run_id))
+    pages = subprocess.run(["pdftotext", "-layout", str(path), "-"], check=True,
+                           capture_output=True, text=True).stdout.split("\f")
+    pages = [p for p in pages if p.strip()]
+    assert len(pages) >= 2
+    for page in pages:
+        assert "DRAFT - NOT APPROVED" in page
+    assert "Approved by" not in " ".join(pages)
 
 
 def test_parse_handout_reads_a_person_edited_layout() -> None:

@@ -227,7 +227,20 @@ def _approve(seen: Seen) -> None:
     _attempt(seen, "approve", lambda: service.approve(run_id=seen.run_id, **acting(),
                                                 expected_version=seen.version,
                                                 draft_id=seen.draft_id, override_reason=reason),
-             f"Approved v{seen.draft_version}.")
+             _approved_message(seen))
+
+
+def _approved_message(seen: Seen) -> str:
+    """What the person reads after approving: under the two-person rule, the first approval
+    does not approve the run yet."""
+    from engine.approval_policy import current_state
+    from engine.views import get_run
+
+    state = current_state(seen.run_id, seen.draft_id, get_run(seen.run_id).kind)
+    if state.count + 1 < state.policy.approvals:
+        return (f"Your approval of v{seen.draft_version} is recorded: {state.count + 1} of "
+                f"{state.policy.approvals} approvals. A second approver is needed.")
+    return f"Approved v{seen.draft_version}."
 
 
 def _approve_form(seen: Seen, draft: DraftView, kind: str, disabled: bool) -> None:

@@ -41,6 +41,10 @@ ACTION = {
     "halt": "Halted",
     "retry": "Retried",
     "budget": "Changed budget",
+    "approve_partial": "Approved (first of two)",
+    "approve_partial_override": "Approved with override (first of two)",
+    "assign": "Assigned",
+    "branch": "Branched",
 }
 
 PRIORITY = {"critical": ("red", ":material/error:"), "warning": ("orange", ":material/warning:"),

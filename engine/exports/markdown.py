@@ -1,7 +1,10 @@
-"""Exports of a run for people: the approved (or current) draft as Markdown."""
+"""Exports of a run for people: the approved (or current) draft as Markdown, with who approved
+it and how (engine/exports/provenance.py); a version that is not approved is marked DRAFT at
+its top and its end."""
 
 from __future__ import annotations
 
+from engine.exports.provenance import DRAFT_MARK, provenance
 from engine.views import get_run
 
 
@@ -14,12 +17,9 @@ def export_markdown(run_id: int) -> str:
     draft = d.draft(d.approved_draft_id) or d.current
     if draft is None:
         return f"<!-- run {run_id} has no draft yet -->\n"
-    approval = next((a for a in reversed(d.actions) if a.action.startswith("approve")), None)
-    footer = (
-        f"\n---\n\n*Approved by {approval.actor} on {approval.at:%Y-%m-%d} "
-        f"(version {draft.version}, Draftroom run {d.id}).*\n"
-        if approval and d.approved_draft_id == draft.id
-        else f"\n---\n\n*Not approved: status {d.status}, version {draft.version}, "
-        f"Draftroom run {d.id}.*\n"
-    )
-    return draft.content.rstrip() + "\n" + footer
+    prov = provenance(d, draft)
+    lines = "\n".join(f"- {line}" for line in prov.lines())
+    if not prov.approved:
+        return (f"> **{DRAFT_MARK}**\n\n" + draft.content.rstrip()
+                + f"\n\n---\n\n{lines}\n")
+    return draft.content.rstrip() + f"\n\n---\n\n**Approval**\n\n{lines}\n"

@@ -22,6 +22,7 @@ from fpdf.bidi import BIDI_BRACKETS, BidiParagraph, auto_detect_base_direction
 from fpdf.enums import MethodReturnValue, TextDirection, XPos, YPos
 
 from engine.errors import InvalidState
+from engine.exports.provenance import DRAFT_MARK, provenance
 from engine.views import get_run
 
 __all__ = ["Handout", "parse_handout", "render_handout", "export_pdf", "find_fonts"]
@@ -152,9 +153,10 @@ def _visual(line: str) -> str:
 
 
 class _Handout(FPDF):
-    def __init__(self, footer_text: str) -> None:
+    def __init__(self, footer_text: str, draft_mark: str = "") -> None:
         super().__init__(format="A4", unit="mm")
         self.footer_text = footer_text
+        self.draft_mark = draft_mark
         self.unicode = False
         self.cmap: set[int] = set()
         fonts = find_fonts()
@@ -184,6 +186,17 @@ class _Handout(FPDF):
                 base = unicodedata.normalize("NFKD", ch).encode("latin-1", "ignore").decode()
                 out.append(base or ("" if ch in INVISIBLE else "?"))
         return "".join(out)
+
+    def header(self) -> None:
+        """An unapproved version says so at the top of every page, in red."""
+        if not self.draft_mark:
+            return
+        self.set_y(6)
+        self.set_font(self.family, "B", 10)
+        self.set_text_color(180, 20, 20)
+        self.cell(0, 6, self.safe(self.draft_mark), align="C")
+        self.set_text_color(*INK)
+        self.set_y(self.t_margin)
 
     def footer(self) -> None:
         self.set_y(-15)
@@ -278,8 +291,9 @@ def _safety_box(pdf: _Handout, section: Section) -> None:
 
 
 def render_handout(handout: Handout, *, footer: str, subtitle: str = "",
-                   author: str = "") -> bytes:
-    pdf = _Handout(footer)
+                   author: str = "", draft_mark: str = "",
+                   approval: list[str] | None = None) -> bytes:
+    pdf = _Handout(footer, draft_mark)
     pdf.set_title(pdf.safe(handout.title))
     pdf.set_author(pdf.safe(author))
     pdf.set_creator("Draftroom")
@@ -314,27 +328,44 @@ def render_handout(handout: Handout, *, footer: str, subtitle: str = "",
             else:
                 _list(pdf, list(body), kind == "ol",
                       write_lines=WRITE_LINES if name.startswith("reflection") else 0)
+    if approval:
+        _heading(pdf, "Approval")
+        pdf.set_text_color(*MUTED)
+        for line in approval:
+            pdf.para(line, size=9, h=4.8)
+        pdf.set_text_color(*INK)
     return bytes(pdf.output())
 
 
-def export_pdf(run_id: int) -> bytes:
-    """The approved version of a protocol run as a PDF handout. Refused (InvalidState) for a
-    run that is not approved or is not a protocol."""
+def export_pdf(run_id: int, *, approved_only: bool = False) -> bytes:
+    """A protocol run as a PDF handout: the approved version, with who approved it, under
+    which policy, and any override (engine/exports/provenance.py); a run not approved yet
+    prints its current version marked DRAFT on every page (refused with approved_only).
+    Refused (InvalidState) for a run that is not a protocol or has no draft."""
     d = get_run(run_id)
     if d.kind != "protocol":
         raise InvalidState(f"Run {run_id} is a {d.kind}: only protocols export as a PDF "
                            "handout (use Markdown or CSV).")
-    draft = d.draft(d.approved_draft_id)
-    approval = next((a for a in reversed(d.actions) if a.action.startswith("approve")
-                     and a.draft_id == d.approved_draft_id), None)
-    if draft is None or approval is None or d.status != "approved":
+    draft = d.draft(d.approved_draft_id) if d.status == "approved" else None
+    if draft is None and approved_only:
         raise InvalidState(f"Run {run_id} is not approved yet ({d.status.replace('_', ' ')}): "
                            "only an approved version is printed as a handout.")
-    footer = (f"Approved by {approval.actor} on {_date(approval.at)} · version {draft.version}"
-              f" · Draftroom run {d.id}")
+    draft = draft or d.current
+    if draft is None:
+        raise InvalidState(f"Run {run_id} has no draft yet: there is nothing to print.")
+    prov = provenance(d, draft)
+    if prov.approved:
+        last = prov.approvers[-1].at if prov.approvers else d.updated_at
+        footer = (f"Approved by {prov.who() or 'unknown'} on {_date(last)} · version "
+                  f"{draft.version} · Draftroom run {d.id}")
+    else:
+        footer = f"{DRAFT_MARK} · version {draft.version} · Draftroom run {d.id}"
     audience = str(d.input.get("audience") or "").strip()
     return render_handout(parse_handout(draft.content, d.title), footer=footer,
-                          subtitle=f"For {audience}" if audience else "", author=approval.actor)
+                          subtitle=f"For {audience}" if audience else "",
+                          author=", ".join(a.name for a in prov.approvers),
+                          draft_mark="" if prov.approved else DRAFT_MARK,
+                          approval=prov.lines())
 
 
 def _date(at: datetime) -> str:

@@ -25,6 +25,7 @@ from db.models import RunStatus
 from engine import run_list, service, views
 from engine.errors import ApprovalBlocked, InvalidInput, ServiceError
 from engine.exports.markdown import export_markdown
+from engine.mcp_token import mcp_actor
 from engine.pipelines.protocol.models import ExerciseType, ProtocolInput
 from engine.pipelines.registry import PIPELINES
 
@@ -121,13 +122,15 @@ def _call(fn, *args: Any, **kwargs: Any) -> Any:  # type: ignore[no-untyped-def]
 def _start(kind: str, data: dict[str, Any], requested_by: str,
            max_iterations: int | None, wait: bool) -> RunOut:
     params = {"max_iterations": max_iterations} if max_iterations else {}
-    run_id = _call(service.start_run, kind=kind, input=data, actor=requested_by, params=params)
+    who, _verified = mcp_actor(requested_by)  # over HTTP: the bearer token's name
+    run_id = _call(service.start_run, kind=kind, input=data, actor=who, params=params)
     if wait:
         drive(run_id)
     return run_out(run_id)
 
 
-Who = Annotated[str, Field(description="Your name, as recorded in the audit trail.")]
+Who = Annotated[str, Field(description="Your name, as recorded in the audit trail (over HTTP "
+                                       "the bearer token's name is recorded instead).")]
 RunId = Annotated[int, Field(description="The run's id.")]
 Wait = Annotated[bool, Field(description="Drive the run here until it waits for a person "
                                          "(may take a while with a real model).")]
@@ -138,8 +141,19 @@ def _field_doc(name: str) -> str:
     return f.description or name
 
 
-def build_server() -> MCPServer:
-    server = MCPServer("draftroom", instructions=INSTRUCTIONS, version="0.1.0")
+def build_server(*, http_port: int | None = None) -> MCPServer:
+    """The server; for HTTP (http_port) every request needs a bearer token (engine/mcp_token.py)
+    and the SDK answers 401 without one."""
+    auth: dict[str, Any] = {}
+    if http_port is not None:
+        from mcp.server.auth.settings import AuthSettings
+
+        from engine.mcp_token import DraftroomTokenVerifier
+
+        url = f"http://127.0.0.1:{http_port}"
+        auth = {"token_verifier": DraftroomTokenVerifier(),
+                "auth": AuthSettings(issuer_url=url, resource_server_url=None)}
+    server = MCPServer("draftroom", instructions=INSTRUCTIONS, version="0.1.0", **auth)
 
     @server.tool(description="Start drafting a CBT exercise (a protocol run). Inputs are "
                              "checked like the Start page's form.")
@@ -196,7 +210,8 @@ def build_server() -> MCPServer:
         wait: Wait = False,
     ) -> RunOut:
         draft_id = _call(_draft_id, run_id, version)
-        _call(service.approve, run_id=run_id, actor=reviewer, draft_id=draft_id,
+        who, verified = mcp_actor(reviewer)
+        _call(service.approve, run_id=run_id, actor=who, verified=verified, draft_id=draft_id,
               override_reason=override_reason)
         if wait and views.get_run(run_id).status == RunStatus.QUEUED:
             drive(run_id)  # a multi-stage run moves on to its next stage
@@ -210,7 +225,9 @@ def build_server() -> MCPServer:
         comment: Annotated[str, Field(description="What to change (required).")],
         wait: Wait = False,
     ) -> RunOut:
-        _call(service.request_revision, run_id=run_id, actor=reviewer, comment=comment)
+        who, verified = mcp_actor(reviewer)
+        _call(service.request_revision, run_id=run_id, actor=who, verified=verified,
+              comment=comment)
         if wait:
             drive(run_id)
         return run_out(run_id)
@@ -261,7 +278,7 @@ def build_server() -> MCPServer:
         from engine.exports.pdf import export_pdf
 
         try:
-            return export_pdf(_resource_run_id(run_id))
+            return export_pdf(_resource_run_id(run_id), approved_only=True)
         except ServiceError as exc:
             raise ResourceError(str(exc)) from None
 
@@ -324,7 +341,7 @@ def serve(*, http_port: int | None = None, worker: bool = False) -> None:
     """Serve until the client goes away (stdio) or the process is stopped (HTTP)."""
     from db.session import get_engine
 
-    server = build_server()
+    server = build_server(http_port=http_port)
     # fpdf2 subsets fonts through fontTools, which logs every table at INFO.
     logging.getLogger("fontTools").setLevel(logging.WARNING)
     # The schema is made here, once, before a worker thread and request threads could
@@ -335,7 +352,24 @@ def serve(*, http_port: int | None = None, worker: bool = False) -> None:
         if http_port is None:
             server.run("stdio")
         else:
+            _announce_token()
             server.run("streamable-http", host="127.0.0.1", port=http_port)
     finally:
         if stop is not None:
             stop.set()
+
+
+def _announce_token() -> None:
+    """At an HTTP server's first start, its new bearer token, printed once (never logged)."""
+    import sys
+
+    from engine.mcp_token import ensure_http_token
+
+    made = ensure_http_token()
+    if made:
+        name, token = made
+        print("MCP over HTTP needs a bearer token. This one was made now and is shown once "
+              "(only its hash is kept):\n"
+              f"  Authorization: Bearer {token}\n"
+              f"Acts done with it are recorded as {name!r}. More tokens: "
+              "python -m engine mcp-token new NAME", file=sys.stderr, flush=True)

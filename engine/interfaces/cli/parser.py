@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from engine.interfaces.cli import ops, review
+from engine.interfaces.cli import governance, ops, review
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -140,5 +140,6 @@ def build_parser() -> argparse.ArgumentParser:
     )
     et.add_argument("--endpoint", help="collector URL (default: $DRAFTROOM_OTLP_ENDPOINT)")
     et.set_defaults(fn=ops.cmd_export_trace)
+    governance.register(sub, actor)  # audit verify, assign, policy, mcp-token
     return p
 

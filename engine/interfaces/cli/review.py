@@ -12,6 +12,7 @@ from typing import Any
 
 from engine import run_list, service, views
 from engine.errors import ServiceError
+from engine.interfaces.cli.governance import os_verified
 from engine.loop.steps import StepEvent
 
 
@@ -154,9 +155,14 @@ def cmd_approve(a: argparse.Namespace) -> int:
         actor=a.actor,
         draft_id=_draft_id(a.run_id, a.version),
         override_reason=a.override,
+        verified=os_verified(a.actor),
     )
     d = views.get_run(a.run_id)
     print(f"approved v{d.draft(did).version}; run is {d.status}")  # type: ignore[union-attr]
+    if d.status == "awaiting_review":
+        from engine.approval_policy import waiting_line
+
+        print(waiting_line(a.run_id, did))
     if d.status == "queued" and not a.no_wait:
         return _drive(a.run_id)
     return 0
@@ -170,31 +176,35 @@ def _read(path: str) -> str:
 
 
 def cmd_edit(a: argparse.Namespace) -> int:
-    did = service.edit(run_id=a.run_id, actor=a.actor, content=_read(a.file))
+    did = service.edit(run_id=a.run_id, actor=a.actor, content=_read(a.file),
+                       verified=os_verified(a.actor))
     print(f"saved as draft {did}; re-scoring")
     return 0 if a.no_wait else _drive(a.run_id)
 
 
 def cmd_revise(a: argparse.Namespace) -> int:
-    service.request_revision(run_id=a.run_id, actor=a.actor, comment=a.comment)
+    service.request_revision(run_id=a.run_id, actor=a.actor, comment=a.comment,
+                             verified=os_verified(a.actor))
     print("revision requested")
     return 0 if a.no_wait else _drive(a.run_id)
 
 
 def cmd_reject(a: argparse.Namespace) -> int:
-    service.reject(run_id=a.run_id, actor=a.actor, comment=a.comment)
+    service.reject(run_id=a.run_id, actor=a.actor, comment=a.comment,
+                   verified=os_verified(a.actor))
     print("rejected")
     return 0
 
 
 def cmd_halt(a: argparse.Namespace) -> int:
-    status = service.halt(run_id=a.run_id, actor=a.actor, comment=a.comment)
+    status = service.halt(run_id=a.run_id, actor=a.actor, comment=a.comment,
+                          verified=os_verified(a.actor))
     print("halted" if status == "awaiting_review" else "halt requested; it stops after this step")
     return 0
 
 
 def cmd_retry(a: argparse.Namespace) -> int:
-    service.retry(run_id=a.run_id, actor=a.actor)
+    service.retry(run_id=a.run_id, actor=a.actor, verified=os_verified(a.actor))
     print("retrying")
     return 0 if a.no_wait else _drive(a.run_id)
 
