@@ -374,7 +374,7 @@ def _reuse(db: Path) -> tuple[int, int | None]:
 def run(quick: bool = False, *, calls: int | None = None, runs: int | None = None,
         browser: bool = True, db: Path | None = None) -> list[dict[str, Any]]:
     """Seed a throwaway database (or `db`, kept, and reused when already seeded) and time."""
-    from engine.seed_demo import seed_demo
+    from demo.seed import seed_demo
 
     calls = calls or (100_000 if quick else 1_000_000)
     runs = runs or max(calls // 20, 1)

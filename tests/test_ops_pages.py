@@ -11,7 +11,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from engine import identity, ops, settings, traces
-from engine.seed_demo import SeedReport, seed_demo
+from demo.seed import SeedReport, seed_demo
 from ui.ops_figures import compact, usd
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")

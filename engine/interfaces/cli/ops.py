@@ -81,7 +81,7 @@ def cmd_mcp(a: argparse.Namespace) -> int:
 
 
 def cmd_seed_demo(a: argparse.Namespace) -> int:
-    from engine.seed_demo import seed_demo
+    from demo.seed import seed_demo
 
     runs = a.runs or max(a.calls // 20, 1)
     print(f"seeding {a.calls:,} calls in {runs:,} runs into {describe_database()} ...", flush=True)
@@ -89,7 +89,7 @@ def cmd_seed_demo(a: argparse.Namespace) -> int:
     print(
         f"added {r.runs:,} runs, {r.steps:,} steps, {r.calls:,} calls, {r.drafts:,} drafts "
         f"in {r.seconds:.1f} s"
-        + (f"; run {r.big_run_id} has {a.big_run_calls} calls" if r.big_run_id else "")
+        + (f"; run {r.big_run_id} has {r.big_run_calls} calls" if r.big_run_id else "")
     )
     return 0
 
