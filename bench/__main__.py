@@ -28,6 +28,7 @@ BENCHES: dict[str, str] = {
     "engine_overhead": "bench.engine_overhead",
     "langgraph": "bench.langgraph_protocol",
     "critics": "bench.critics_concurrency",
+    "refused_format": "bench.refused_format",
     "throughput": "bench.throughput",
     "memory": "bench.memory",
     "ops": "bench.bench_ops",  # another module's rows (Costs page and friends), when present

@@ -168,6 +168,11 @@ class LLMCall(SQLModel, table=True):
     request: dict[str, Any] = Field(default_factory=dict, sa_type=JSONType)
     response: dict[str, Any] = Field(default_factory=dict, sa_type=JSONType)
     started_at: datetime = Field(default_factory=utcnow)
+    # realmodel (issue 16): the call's HTTP requests are LLMAttempt rows with this key; its
+    # tokens and cost are their sum.
+    call_key: str | None = Field(default=None, max_length=32)
+    # A server default too: bulk inserts that predate the column (seed_demo) leave it out.
+    reasoning_tokens: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
 
     __table_args__ = (
         Index("ix_llmcall_started", "started_at"),
@@ -316,6 +321,50 @@ OPS_INDEXES = (
     Index("ix_run_ops", Run.created_at, Run.kind, Run.cost_usd, Run.status),
     Index("ix_humanaction_ops", HumanAction.action, HumanAction.at, HumanAction.run_id),
 )
+
+
+# -- realmodel (issue 16): what a server can do, and every HTTP request of a model call -------
+
+
+class ModelCapability(SQLModel, table=True):
+    """What one (server, model) was found to accept or refuse, learned once for every worker:
+    e.g. json_schema refused, so calls go straight to JSON mode."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    base_url: str = Field(max_length=300)
+    model: str = Field(max_length=120)
+    feature: str = Field(max_length=48)
+    """json_schema | json_object | temperature | max_tokens | moderation | ..."""
+    supported: bool
+    detail: str | None = None
+    """The server's own words when it refused."""
+    learned_at: datetime = Field(default_factory=utcnow)
+
+    __table_args__ = (UniqueConstraint("base_url", "model", "feature", name="uq_capability"),)
+
+
+class LLMAttempt(SQLModel, table=True):
+    """One HTTP request of a model call (first try, fallback, repair, retry), with what it
+    cost: the LLMCall row with the same call_key holds their sums."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    run_id: int | None = Field(default=None, foreign_key="run.id")
+    call_key: str = Field(max_length=32)
+    seq: int = 0
+    kind: str = Field(max_length=16)
+    outcome: str = Field(max_length=16)
+    mode: str = Field(default="", max_length=16)
+    http_status: int | None = None
+    prompt_tokens: int = 0
+    cached_tokens: int = 0
+    completion_tokens: int = 0
+    reasoning_tokens: int = 0
+    cost_usd: float | None = None
+    latency_ms: float = 0.0
+    error: str | None = None
+    started_at: datetime = Field(default_factory=utcnow)
+
+    __table_args__ = (Index("ix_llmattempt_run", "run_id", "call_key"),)
 
 
 # -- clinic: MCP bearer tokens (engine/mcp_token.py) --------------------------------------------

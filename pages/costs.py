@@ -14,6 +14,7 @@ from engine import identity, ops
 from ui import reviewer
 from ui.budget_banner import budget_banner
 from ui.ops_figures import (
+    cache_share_markdown,
     compact,
     cost_bars_figure,
     error_rate_figure,
@@ -116,6 +117,12 @@ dim = st.segmented_control("Spend by", ["model", "agent", "kind", "stage"], defa
 left, right = st.columns([3, 2])
 left.plotly_chart(cost_bars_figure(load("breakdown", f, dim), dim), key="fig_breakdown")
 right.plotly_chart(error_rate_figure(load("breakdown", f, "model")), key="fig_errors")
+share = cache_share_markdown(load("breakdown", f, "agent"))
+if share:
+    st.markdown(f":material/cached: **Prompt cache**, cached share of input tokens per agent: "
+                f"{share}", help="Every request starts with its stable part (system prompt, "
+                "rubric, schema), byte-identical across calls, so providers' prompt caches "
+                "hit; cached input is billed at the cached rate.")
 st.plotly_chart(latency_figure(load("latency", f)), key="fig_latency")
 st.subheader("Most expensive runs")
 top: pd.DataFrame = load("top_runs", f)

@@ -1,5 +1,6 @@
 """Settings: the price table (a new price is a new row from a date on; history is never
-rewritten), monthly budgets per kind, and the default budget of a new run."""
+rewritten), monthly budgets per kind, the default budget of a new run, and the model server
+(does it serve the model; what it was found to refuse)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from engine import ops, settings
 from engine.errors import ServiceError
 from ui import reviewer
 from ui.budget_banner import budget_banner
+from ui.model_server import model_server_section
 from ui.ops_figures import usd
 
 st.title("Settings")
@@ -122,3 +124,7 @@ with st.form("add_price", clear_on_submit=False):
             st.rerun()
         except ServiceError as exc:
             st.error(str(exc))
+
+# -- model server ---------------------------------------------------------------------------
+
+model_server_section()

@@ -10,7 +10,7 @@ import pandas as pd
 import streamlit as st
 
 from db.connect import database_url
-from engine import identity, traces
+from engine import attempts, identity, traces
 from engine.errors import NotFound, ServiceError
 from engine.exports import otlp, trace_events
 from ui import reviewer
@@ -62,6 +62,22 @@ def _call_label(c: traces.CallSpan, seq: dict[int | None, int]) -> str:
             f"{seconds(c.latency_ms)} · call {c.id}")
 
 
+def _show_attempts(call_id: int) -> None:
+    """The call's HTTP requests, each with what it cost: the call's figures are their sums."""
+    rows = attempts.call_attempts(call_id)
+    if not rows:
+        return
+    st.markdown(f"**Requests** ({len(rows)}): the call's tokens and cost are their sums")
+    st.dataframe(pd.DataFrame([{
+        "#": a.seq + 1, "kind": a.kind, "format": a.mode, "outcome": a.outcome,
+        "HTTP": a.http_status, "latency_ms": round(a.latency_ms), "input": a.prompt_tokens,
+        "cached": a.cached_tokens, "output": a.completion_tokens,
+        "reasoning": a.reasoning_tokens, "cost_usd": a.cost_usd, "error": a.error or "",
+    } for a in rows]), hide_index=True, column_config={
+        "cost_usd": st.column_config.NumberColumn("cost", format="$%.5f"),
+        "HTTP": st.column_config.NumberColumn(format="%d")})
+
+
 def _show_call(call_id: int) -> None:
     d = traces.call_detail(call_id)
     st.markdown(f"**{d.agent}** · `{d.model}` ({d.backend}) · stage {d.stage} · started "
@@ -70,12 +86,13 @@ def _show_call(call_id: int) -> None:
     cols[0].metric("Latency", seconds(d.latency_ms))
     cols[1].metric("Input tokens", f"{d.prompt_tokens:,}", help=f"{d.cached_tokens:,} cached")
     cols[2].metric("Output tokens", f"{d.completion_tokens:,}")
-    cols[3].metric("Cost", usd(d.cost_usd) if d.status == "ok" else "–",
+    cols[3].metric("Cost", usd(d.cost_usd) if d.cost_usd is not None else "–",
                    help="Unpriced: this model has no price in the table." if d.cost_usd is None
                    else "With the price in force when the call was made.")
     cols[4].metric("Prompt version", str(d.prompt_version) if d.prompt_version else "default")
     if d.status != "ok":
         st.error(f"**{d.status}**: {d.error}", icon=":material/error:")
+    _show_attempts(call_id)
     req, resp = st.columns(2)
     with req:
         st.markdown("**Request**")

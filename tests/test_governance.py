@@ -220,3 +220,66 @@ def test_exports_name_the_approvers_the_policy_and_the_override(two_person: None
     assert ("- Override of an open flag by Dr. Lee: Discussed with the prescriber; client is "
             "supervised.") in md
     assert "- Override of an open flag by Dr. Kim: Agree with Dr. Lee." in md
+
+
+def test_the_run_page_shows_the_trail_verified_then_broken(db_url: str) -> None:
+    from streamlit.testing.v1 import AppTest
+
+    from tests.test_pages import APP
+
+    run_id = _run_with_acts()
+
+    def page() -> str:
+        at = AppTest.from_file(APP, default_timeout=60)
+        at.session_state["reviewer"] = "dr. lee"
+        at.run()
+        at.query_params["run"] = str(run_id)
+        at.switch_page("pages/run.py").run()
+        assert not at.exception, [e.value for e in at.exception]
+        return "\n".join(str(e.value) for kind in ("caption", "error", "markdown")
+                         for e in getattr(at, kind))
+
+    shown = page()
+    assert "Audit trail verified" in shown and "Assigned to **dr\\. kim**" in shown
+    with get_engine().begin() as c:
+        c.execute(text("UPDATE humanaction SET comment = 'nothing' WHERE action = 'revise'"))
+    shown = page()
+    assert "Audit trail broken at act 2" in shown and "Audit trail verified" not in shown
+
+
+def test_a_campaign_stage_needs_both_approvers_before_it_moves_on(db_url: str) -> None:
+    from engine.exports.markdown import export_markdown
+    from tests.test_campaign_pipeline import drive, start
+
+    set_policy(actor="admin", kind="campaign", roles=["marketer"], approvals=2)
+    run_id = start()
+    drive(run_id)
+    service.approve(run_id=run_id, actor="Mo Marketer")
+    d = views.get_run(run_id)
+    assert (d.status, d.stage) == (RunStatus.REVIEW, "brief")  # one of two: nothing moved
+    md = export_markdown(run_id)
+    assert "DRAFT - NOT APPROVED" in md and "- Brief: not approved" in md
+    service.approve(run_id=run_id, actor="Ann Other", verified=True)
+    assert views.get_run(run_id).next_node == "advance"
+    md = export_markdown(run_id)
+    assert ("- Brief: v1 approved by Mo Marketer (unverified), Ann Other (verified) on ") in md
+    assert "(2 of 2 approvals)" in md
+
+
+def test_with_sign_in_configured_the_app_takes_no_typed_name(db_url: str) -> None:
+    from streamlit.testing.v1 import AppTest
+
+    from tests.test_pages import APP
+
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.secrets["auth"] = {"redirect_uri": "http://localhost:8501/oauth2callback",
+                          "cookie_secret": "x" * 32, "client_id": "c", "client_secret": "s",
+                          "server_metadata_url": "https://id.example.org/.well-known/openid"}
+    at.session_state["reviewer"] = "dr_smith"  # typed earlier, or remembered by a cookie
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert not [t for t in at.sidebar.text_input if t.key == "reviewer_input"]
+    assert any(b.label == "Sign in" for b in at.sidebar.button)
+    assert "typed names are not accepted" in " ".join(c.value for c in at.sidebar.caption)
+    start = next(b for b in at.button if b.label == "Start drafting")
+    assert start.disabled

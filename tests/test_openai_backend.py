@@ -269,18 +269,25 @@ def test_server_without_structured_outputs_gets_schema_valid_answers() -> None:
         assert b.mode == "json_object"
 
 
-def test_server_error_about_response_format_falls_back_without_retrying_forever(
+def test_server_error_about_response_format_falls_back_at_once_and_is_never_retried(
     server: FakeOpenAI,
 ) -> None:
+    """A 500 that names the response format is a refusal, not a hiccup: retrying it (as the
+    SDK's own retries did, three times with backoff) only pays for it again."""
     msg = "Internal error: unsupported response_format json_schema"
-    server.script([Reply.server_error(500, msg), Reply.server_error(500, msg), Reply.ok(GOOD)])
-    result = backend(server, max_retries=1).generate(review_call())
+    server.script([Reply.server_error(500, msg), Reply.ok(GOOD)])
+    b = backend(server, max_retries=3)
+    result = b.generate(review_call())
     assert result.output == GOOD
     assert [r.response_format_type for r in server.chat_requests] == [
         "json_schema",
-        "json_schema",
         "json_object",
     ]
+    assert [(a.kind, a.outcome, a.http_status) for a in result.attempt_log] == [
+        ("first", "unsupported", 500),
+        ("fallback", "ok", 200),
+    ]
+    assert b.mode == "json_object"
 
 
 def test_server_without_json_mode_either_gets_the_schema_in_the_prompt() -> None:
@@ -291,16 +298,27 @@ def test_server_without_json_mode_either_gets_the_schema_in_the_prompt() -> None
         assert server.chat_requests[-1].response_format_type is None
 
 
-def test_bad_request_unrelated_to_format_is_reported_and_not_remembered(
-    server: FakeOpenAI,
-) -> None:
+def test_context_too_long_is_a_clear_error_and_not_remembered(server: FakeOpenAI) -> None:
     too_long = "This model's maximum context length is 8192 tokens."
-    server.script([Reply.status(400, too_long), Reply.status(400, too_long)])
+    server.script([Reply.status(400, too_long)])
     b = backend(server)
     with pytest.raises(LLMError) as e:
         b.generate(review_call())
-    assert e.value.kind == "bad_request"
-    assert "maximum context length" in e.value.message
+    assert e.value.kind == "context_length"
+    assert "maximum context length" in e.value.message and "context window" in e.value.message
+    assert len(server.chat_requests) == 1  # never retried, never a fallback
+    assert b.mode == "schema"
+
+
+def test_bad_request_unrelated_to_format_is_reported_and_not_remembered(
+    server: FakeOpenAI,
+) -> None:
+    server.script([Reply.status(400, "messages[1].role: unknown role 'critic'")])
+    b = backend(server)
+    with pytest.raises(LLMError) as e:
+        b.generate(review_call())
+    assert e.value.kind == "bad_request" and "unknown role" in e.value.message
+    assert len(server.chat_requests) == 1
     assert b.mode == "schema"
 
 

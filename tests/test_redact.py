@@ -32,3 +32,29 @@ def test_phone_numbers_emails_and_keys_go_the_rest_stays(monkeypatch) -> None:  
     assert "[email]" in out and "ana@" not in out
     assert "sk-" not in out and out.count("[api-key]") == 2
     assert "988" in out and "2026" in out and "Step 3 of 5" in out
+
+
+def test_ids_versions_and_decimals_are_not_phone_numbers(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.delenv("DRAFTROOM_REDACT_PII", raising=False)
+    kept = ["worker-vm-1234567", "worker_1234567 claimed run 12", "pid 1234567",
+            "run 1234567 of 9", "id=4815162342", "pi is 3.1415926", "0.123456789",
+            "version 2.10.1234567", "v1.2.3", "on 2026-11-23 21:40:00", "step 3 of 5: 988"]
+    for text in kept:
+        assert r.redact_text(text) == text, text
+    gone = {"call 555-0134.": "call [phone].", "+1 415 555 0134": "[phone]",
+            "(555) 010-4477": "[phone]", "+44 20 7946 0958": "[phone]",
+            "555.123.4567": "[phone]", "text 4155550134 now": "text [phone] now",
+            "1-800-273-8255": "[phone]"}
+    for text, want in gone.items():
+        assert r.redact_text(text) == want, text
+
+
+def test_redact_input_counts_what_it_took(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.delenv("DRAFTROOM_REDACT_PII", raising=False)
+    data = {"intent": "Help jane@example.org (+1 415 555 0134) with worker-vm-1234567",
+            "channels": ["sms", "call 555-0134"], "budget": 5000}
+    out, found = r.redact_input(data)
+    assert out == {"intent": "Help [email] ([phone]) with worker-vm-1234567",
+                   "channels": ["sms", "call [phone]"], "budget": 5000}
+    assert found == {"email": 1, "phone": 2}
+    assert r.describe_redactions(found) == "1 email address and 2 phone numbers"

@@ -41,8 +41,14 @@ def _describe(_key: str) -> BackendInfo:
         return BackendInfo("offline", backend.model, True, OFFLINE_TEXT)
     base = os.environ.get("OPENAI_BASE_URL", "").strip()
     where = urlparse(base).netloc or base if base else "api.openai.com"
+    # At start: is OPENAI_MODEL on that server at all? (GET /models; a clear sentence if not.)
+    from engine.llm.model_check import check_model
+
+    check = check_model()
     return BackendInfo(backend.name, backend.model, False,
-                       f"OpenAI-compatible backend: model {backend.model} at {where}")
+                       f"OpenAI-compatible backend: model {backend.model} at {where}"
+                       + ("" if check.ok is not False else f". {check.message}"),
+                       check.message if check.ok is False else None)
 
 
 def backend_info() -> BackendInfo:

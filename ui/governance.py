@@ -71,7 +71,7 @@ def render_assignment(run_id: int, key_prefix: str = "run") -> None:
     st.markdown(f":material/assignment_ind: Assigned to **{escape_inline(assignee_label(now))}**")
     key = f"{key_prefix}_assign_{run_id}"
     with st.form(f"{key}_form", border=False):
-        left, right = st.columns([3, 1], vertical_alignment="bottom")
+        left, right = st.columns([2, 1], vertical_alignment="bottom")
         left.selectbox("Assign to", ["", *(ROLE_PREFIX + r for r in ROLES)], key=key,
                        accept_new_options=True, format_func=lambda v: assignee_label(v or None),
                        help="A role (anyone with it), or type a person's name.")

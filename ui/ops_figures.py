@@ -372,3 +372,17 @@ def trace_timeline_figure(trace: RunTrace, *, steps: list[StepSpan] | None = Non
         margin={"l": 10, "r": 10, "t": 60, "b": 10}, hovermode="closest",
     )
     return fig
+
+
+def cache_share_markdown(df: pd.DataFrame) -> str:
+    """Per agent: the share of input tokens the provider served from its prompt cache. Text,
+    not a chart: one more Plotly figure costs the Costs page a redraw on every load."""
+    if df.empty or "agent" not in df:
+        return ""
+    rows = df[df["prompt_tokens"] > 0].sort_values("prompt_tokens", ascending=False)
+    cells = [
+        f"**{agent}** {cached / prompt:.0%} ({compact(cached)} of {compact(prompt)})"
+        for agent, cached, prompt in zip(
+            rows["agent"], rows["cached_tokens"], rows["prompt_tokens"], strict=True)
+    ]
+    return " · ".join(cells)

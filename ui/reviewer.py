@@ -40,7 +40,10 @@ def _login() -> dict[str, object] | None:
 def identity() -> Identity:
     if KEY not in st.session_state:
         st.session_state[KEY] = _remembered()
-    return who(_login(), str(st.session_state.get(KEY) or ""))
+    me = who(_login(), str(st.session_state.get(KEY) or ""))
+    if not me.verified and login_configured():
+        return Identity("", False)  # with sign-in configured a typed name never acts
+    return me
 
 
 def _remembered() -> str:

@@ -17,10 +17,13 @@ def render_sidebar(worker: WorkerStatus) -> None:
         if me.verified:
             st.caption(f":material/verified_user: Signed in as **{escape_inline(me.name)}**")
             st.button("Sign out", on_click=st.logout, icon=":material/logout:")
+        elif reviewer.login_configured():
+            # Sign-in is configured: typed names are not accepted for acts at all.
+            st.button("Sign in", on_click=st.login, icon=":material/login:",
+                      help="Acts are recorded under your verified name.")
+            st.caption(":material/lock: Sign in to start, edit or approve; typed names are "
+                       "not accepted here.")
         else:
-            if reviewer.login_configured():
-                st.button("Sign in", on_click=st.login, icon=":material/login:",
-                          help="Acts are recorded as verified when you sign in.")
             reviewer.prepare_widget()
             st.text_input("Reviewer", key=reviewer.WIDGET_KEY, placeholder="Your name",
                           max_chars=reviewer.MAX_NAME, on_change=reviewer.sync_from_widget,
@@ -28,8 +31,10 @@ def render_sidebar(worker: WorkerStatus) -> None:
                                "in the run's audit trail, marked unverified. This browser "
                                "remembers it; clear the field to forget it.")
         name = me.name
-        if not name:
+        if not name and not reviewer.login_configured():
             st.caption(":orange[:material/info: Needed before you start, edit or approve.]")
+        elif not name:
+            pass  # the sign-in line above says it
         else:
             st.caption(f":material/badge: {escape_inline(reviewer.roles_line(name))}")
         st.divider()

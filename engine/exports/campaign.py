@@ -8,6 +8,7 @@ import io
 
 from pydantic import BaseModel
 
+from engine.exports.provenance import DRAFT_MARK, provenance
 from engine.pipelines.campaign.models import STAGE_LABELS, STAGES
 from engine.pipelines.campaign.outreach import parse_outreach
 from engine.views import ActionView, DraftView, RunDetail, get_run
@@ -20,10 +21,11 @@ class StageApproval(BaseModel):
 
 
 def stage_approvals(detail: RunDetail) -> dict[str, StageApproval]:
-    """The latest approval of each stage, by stage name."""
+    """The latest approval of each stage, by stage name (the one that met the policy: a first
+    approval of two does not approve a stage)."""
     out: dict[str, StageApproval] = {}
     for a in detail.actions:
-        if a.action.startswith("approve") and a.draft_id is not None:
+        if a.action in ("approve", "approve_override") and a.draft_id is not None:
             d = detail.draft(a.draft_id)
             if d is not None:
                 out[d.stage] = StageApproval(stage=d.stage, draft=d, action=a)
@@ -83,12 +85,15 @@ def _approvals_footer(detail: RunDetail) -> str:
         a = approvals.get(stage)
         label = STAGE_LABELS[stage]
         if a:
-            lines.append(f"- {label}: v{a.draft.version} approved by {a.action.actor} on "
-                         f"{a.action.at:%Y-%m-%d %H:%M} UTC"
-                         + (" (with an override)" if a.action.action == "approve_override" else ""))
+            prov = provenance(detail, a.draft, approved=True)
+            lines.append(f"- {label}: v{a.draft.version} approved by {prov.who()} on "
+                         f"{a.action.at:%Y-%m-%d %H:%M} UTC; policy: {prov.policy} "
+                         f"({len(prov.approvers)} of {prov.approvals_needed} approvals)")
+            lines += [f"  - override by {o.name}: {o.override_reason}" for o in prov.overrides]
         else:
             lines.append(f"- {label}: not approved")
-    return (f"\n---\n\n*Draftroom run {detail.id}, status {detail.status}.*\n\n"
+    mark = "" if detail.status == "approved" else f"**{DRAFT_MARK}**\n\n"
+    return (f"\n---\n\n{mark}*Draftroom run {detail.id}, status {detail.status}.*\n\n"
             + "\n".join(lines) + "\n")
 
 
@@ -97,10 +102,12 @@ def export_campaign_markdown(run_id: int) -> str:
     plan = stage_approvals(d).get("plan")
     if plan is not None:
         head = plan.draft.content.rstrip()
+        if d.status != "approved":
+            head = f"> **{DRAFT_MARK}**: the campaign is not approved yet.\n\n" + head
     else:
         latest = d.current
-        head = (f"# {d.title}\n\n*The plan is not approved yet: the run is at the "
-                f"{STAGE_LABELS.get(d.stage, d.stage)} stage.*")
+        head = (f"> **{DRAFT_MARK}**\n\n# {d.title}\n\n*The plan is not approved yet: the run "
+                f"is at the {STAGE_LABELS.get(d.stage, d.stage)} stage.*")
         if latest is not None and latest.stage == "plan":
             head += "\n\n" + latest.content.rstrip()
     return head + "\n\n" + messages_markdown(d) + _approvals_footer(d)

@@ -68,9 +68,12 @@ class Provenance(BaseModel):
         return out
 
 
-def provenance(detail: RunDetail, draft: DraftView) -> Provenance:
-    """The provenance of `draft` (the version being exported) in `detail`'s run."""
-    approved = draft.id == detail.approved_draft_id
+def provenance(detail: RunDetail, draft: DraftView, *, approved: bool | None = None
+               ) -> Provenance:
+    """The provenance of `draft` (the version being exported) in `detail`'s run; `approved`
+    for a stage of a multi-stage run (default: it is the run's approved version)."""
+    if approved is None:
+        approved = draft.id == detail.approved_draft_id
     with session_scope() as s:
         policy = get_policy(detail.kind, s)
         acts = approvals_since_review(s, detail.id, draft.id)

@@ -12,6 +12,8 @@ def backend_from_env() -> LLMBackend:
 
     DRAFTROOM_BACKEND=offline forces the offline backend even when a key is set;
     DRAFTROOM_BACKEND=openai forces the openai one (and fails clearly when it has no key).
+    The openai backend shares what it learns of the server (json_schema refused, ...) through
+    the database, so every worker and every later call goes straight to what works.
     """
     forced = os.environ.get("DRAFTROOM_BACKEND", "").strip().lower()
     configured = bool(
@@ -19,9 +21,12 @@ def backend_from_env() -> LLMBackend:
         or os.environ.get("OPENAI_BASE_URL", "").strip()
     )
     if forced == "openai" or (forced != "offline" and configured):
+        from engine.llm.capabilities import Capabilities
         from engine.llm.openai_backend import OpenAIBackend
 
-        return OpenAIBackend()
+        backend = OpenAIBackend()
+        backend.caps = Capabilities(backend.base_url, backend.model, db=True)
+        return backend
 
     # Imported lazily: the offline backend pulls in the template library.
     from engine.llm.offline.backend import OfflineBackend

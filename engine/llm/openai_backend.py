@@ -1,178 +1,91 @@
 """The openai backend: any OpenAI-compatible server, answers parsed into the agent's pydantic model.
 
-Order of attempts for one call:
-1. structured outputs (`chat.completions.parse`, a strict json_schema);
-2. when the server rejects json_schema: JSON mode with the schema in the system message,
-   remembered per backend instance so later calls skip step 1;
-3. when the server rejects JSON mode too: the schema in the prompt and no response_format.
-Malformed output (bad JSON, schema violation) gets exactly one repair request. Retries of
-transport failures, 429 and 5xx are the SDK's own (exponential backoff, honours Retry-After).
+Order of attempts for one call, skipping what the server is known to refuse (Capabilities,
+shared by every worker through the database):
+1. structured outputs (a strict json_schema);
+2. JSON mode with the schema in the system message;
+3. the schema in the prompt and no response_format.
+A refusal of a response format or a parameter is learned from its first answer and never
+retried. Malformed output (bad JSON, schema violation) gets exactly one repair request.
+Transient failures (connection, timeout, 408, 409, 429, 5xx) are retried here, with the
+SDK's backoff and Retry-After rules, so that every HTTP request is seen and costed: the
+call's Attempt log holds each one's status, tokens and latency.
 """
 
 from __future__ import annotations
 
-import json
 import os
-import re
 import threading
-from typing import Any, Literal
+import time
+from dataclasses import replace
+from functools import partial
+from typing import Any
 
-import httpx2
 import openai
-from openai.types.chat import ChatCompletion
-from pydantic import BaseModel, ValidationError
+from openai.lib._parsing import type_to_response_format_param
 
-from engine.llm.base import AgentCall, LLMError, LLMResponse, T, Usage
+from engine.llm import openai_errors as oe
+from engine.llm.base import (
+    AgentCall,
+    Attempt,
+    AttemptKind,
+    LLMError,
+    LLMResponse,
+    T,
+    Usage,
+    now,
+    total_usage,
+)
+from engine.llm.capabilities import Capabilities
+from engine.llm.json_output import (
+    Malformed,
+    content_of,
+    repair_messages,
+    validate,
+    with_schema_in_system,
+)
+from engine.llm.openai_env import DEFAULT_MODEL, env_float, env_int
+from engine.llm.openai_errors import Unsupported
 
-DEFAULT_MODEL = "gpt-4.1-mini"
 DEFAULT_TIMEOUT_S = 60.0
 DEFAULT_RETRIES = 3
+POLL_S = 0.2
+"""How often a request that can be cancelled (a person may halt the run) looks up."""
 
-Mode = Literal["schema", "json_object", "prompt"]
-
-# Raw control characters other than tab/newline/CR are never meaningful in a draft; models on
-# small local servers emit them now and then, and they make otherwise good JSON invalid.
-_JUNK_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
-_FENCE = re.compile(r"^\s*```(?:json|JSON)?\s*\n?(.*?)\n?\s*```\s*$", re.DOTALL)
-_SCHEMA_WORDS = ("response_format", "json_schema", "json schema", "structured output", "strict")
+MODES = (("schema", "json_schema"), ("json_object", "json_object"), ("prompt", None))
 
 
-class _Malformed(Exception):
-    def __init__(self, content: str, problem: str) -> None:
-        super().__init__(problem)
-        self.content = content
-        self.problem = problem
+class _Cancelled(Exception):
+    pass
 
 
-class _FormatRejected(Exception):
-    """The server refused the response_format we asked for."""
+class _Mark:
+    """Started when a request goes out; called once with how it ended, it logs the Attempt."""
 
-    def __init__(self, err: openai.APIStatusError) -> None:
-        super().__init__(str(err))
-        self.err = err
+    def __init__(self, log: list[Attempt], kind: AttemptKind, mode: str) -> None:
+        self.log, self.kind, self.mode = log, kind, mode
+        self.started, self.t0 = now(), time.perf_counter()
 
-
-def _env_float(name: str, default: float) -> float:
-    raw = os.environ.get(name, "").strip()
-    if not raw:
-        return default
-    try:
-        value = float(raw)
-    except ValueError:
-        raise ValueError(f"{name} must be a number of seconds, got {raw!r}") from None
-    if value <= 0:
-        raise ValueError(f"{name} must be positive, got {raw!r}")
-    return value
+    def __call__(self, outcome: str, status: int | None, usage: Usage | None = None,
+                 error: str | None = None) -> None:
+        ms = (time.perf_counter() - self.t0) * 1000
+        self.log.append(Attempt(self.kind, outcome, self.mode, status, usage or Usage(), ms,
+                                self.started, error))
 
 
-def _env_int(name: str, default: int) -> int:
-    raw = os.environ.get(name, "").strip()
-    if not raw:
-        return default
-    try:
-        value = int(raw)
-    except ValueError:
-        raise ValueError(f"{name} must be a whole number, got {raw!r}") from None
-    if value < 0:
-        raise ValueError(f"{name} must be 0 or more, got {raw!r}")
-    return value
-
-
-def _schema_of(output_type: type[BaseModel]) -> dict[str, Any]:
-    return output_type.model_json_schema()
-
-
-def _validate(output_type: type[T], content: str | None) -> T:
-    """Lenient parse: tolerate code fences and raw control characters, never a wrong shape."""
-    if content is None or not content.strip():
-        raise _Malformed(content or "", "the reply was empty")
-    text = content.strip()
-    fenced = _FENCE.match(text)
-    if fenced:
-        text = fenced.group(1).strip()
-    text = _JUNK_CONTROL.sub("", text)
-    try:
-        # strict=False lets raw newlines/tabs inside strings through: the model meant them.
-        data = json.loads(text, strict=False)
-    except json.JSONDecodeError as e:
-        raise _Malformed(content, f"the reply is not valid JSON ({e})") from None
-    try:
-        return output_type.model_validate(data)
-    except ValidationError as e:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in err['loc']) or '(root)'}: {err['msg']}"
-            for err in e.errors()[:8]
-        )
-        raise _Malformed(content, f"the reply does not match the schema ({problems})") from None
-
-
-def _get(obj: Any, key: str) -> Any:
-    return obj.get(key) if isinstance(obj, dict) else getattr(obj, key, None)
-
-
-def _usage_of(completion: Any) -> Usage:
-    """Usage of a ChatCompletion or its raw JSON body; servers leave any part out."""
-    usage = _get(completion, "usage")
-    if not usage:
+def usage_of(body: Any) -> Usage:
+    """Usage of a chat completion's JSON body; servers leave any part of it out."""
+    usage = body.get("usage") if isinstance(body, dict) else None
+    if not isinstance(usage, dict):
         return Usage()
-    details = _get(usage, "prompt_tokens_details")
+    prompt = usage.get("prompt_tokens_details") or {}
+    completion = usage.get("completion_tokens_details") or {}
     return Usage(
-        prompt_tokens=_get(usage, "prompt_tokens") or 0,
-        cached_tokens=(_get(details, "cached_tokens") or 0) if details else 0,
-        completion_tokens=_get(usage, "completion_tokens") or 0,
+        prompt_tokens=usage.get("prompt_tokens") or 0,
+        cached_tokens=prompt.get("cached_tokens") or 0,
+        completion_tokens=usage.get("completion_tokens") or 0,
+        reasoning_tokens=completion.get("reasoning_tokens") or 0,
     )
-
-
-def _add(total: Usage, more: Usage) -> None:
-    total.prompt_tokens += more.prompt_tokens
-    total.cached_tokens += more.cached_tokens
-    total.completion_tokens += more.completion_tokens
-
-
-def _error_detail(err: openai.APIStatusError) -> str:
-    body = err.body
-    if isinstance(body, dict):
-        msg = body.get("message") or body.get("error") or body
-        return msg if isinstance(msg, str) else json.dumps(msg)[:300]
-    if isinstance(body, str):
-        return body
-    return err.message
-
-
-def _mentions_format(err: openai.APIStatusError) -> bool:
-    text = f"{err.message} {_error_detail(err)}".lower()
-    return any(w in text for w in _SCHEMA_WORDS)
-
-
-def _repair_messages(
-    messages: list[dict[str, str]], bad: str, problem: str
-) -> list[dict[str, str]]:
-    return [
-        *messages,
-        {"role": "assistant", "content": bad},
-        {
-            "role": "user",
-            "content": (
-                f"Your previous reply could not be used: {problem}. "
-                "Reply again with the corrected JSON object only: no prose, no code fences, "
-                "every required field present, strings properly escaped."
-            ),
-        },
-    ]
-
-
-def _with_schema_in_system(call: AgentCall[Any]) -> list[dict[str, str]]:
-    schema = json.dumps(_schema_of(call.output_type), ensure_ascii=False)
-    instruction = (
-        "Answer with one JSON object only (no prose, no code fences) that validates against "
-        f"this JSON Schema:\n```json\n{schema}\n```"
-    )
-    messages = [dict(m) for m in call.messages]
-    for m in messages:
-        if m.get("role") == "system":
-            m["content"] = f"{m.get('content', '')}\n\n{instruction}"
-            return messages
-    return [{"role": "system", "content": instruction}, *messages]
 
 
 class OpenAIBackend:
@@ -188,6 +101,7 @@ class OpenAIBackend:
         api_key: str | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
+        capabilities: Capabilities | None = None,
     ) -> None:
         self.model = model or os.environ.get("OPENAI_MODEL") or DEFAULT_MODEL
         base_url = base_url or os.environ.get("OPENAI_BASE_URL") or None
@@ -199,269 +113,220 @@ class OpenAIBackend:
                     "No OpenAI API key: set OPENAI_API_KEY, or OPENAI_BASE_URL for a local server.",
                 )
             api_key = "not-needed"  # local servers (Ollama, vLLM, llama.cpp) ignore the key
-        self.timeout = (
-            timeout
-            if timeout is not None
-            else _env_float("DRAFTROOM_LLM_TIMEOUT", DEFAULT_TIMEOUT_S)
-        )
-        self.max_retries = (
-            max_retries
-            if max_retries is not None
-            else _env_int("DRAFTROOM_LLM_RETRIES", DEFAULT_RETRIES)
-        )
+        self.timeout = timeout if timeout is not None else env_float(
+            "DRAFTROOM_LLM_TIMEOUT", DEFAULT_TIMEOUT_S)
+        self.max_retries = max_retries if max_retries is not None else env_int(
+            "DRAFTROOM_LLM_RETRIES", DEFAULT_RETRIES)
         self._key = api_key
-        self._requests = threading.local()
-        self._client = openai.OpenAI(
-            api_key=api_key,
-            base_url=base_url,
-            timeout=self.timeout,
-            max_retries=self.max_retries,
-            http_client=openai.DefaultHttpxClient(event_hooks={"request": [self._count_request]}),
+        # The SDK's own retries are off: a refused response_format must never be retried,
+        # and every request must be counted (see openai_errors.retry_delay).
+        self.client = openai.OpenAI(
+            api_key=api_key, base_url=base_url, timeout=self.timeout, max_retries=0
         )
-        self.base_url = str(self._client.base_url).rstrip("/")
-        self.mode: Mode = "schema"
-        """What the server is known to support; downgraded once, never upgraded."""
+        self.base_url = str(self.client.base_url).rstrip("/")
+        self.caps = capabilities or Capabilities(self.base_url, self.model, db=False)
 
     def __repr__(self) -> str:
         return (
             f"OpenAIBackend(model={self.model!r}, base_url={self.base_url!r}, mode={self.mode!r})"
         )
 
-    # -- request counting (the SDK retries inside one call; count every HTTP request) --
-
-    def _count_request(self, request: httpx2.Request) -> None:
-        self._requests.n = getattr(self._requests, "n", 0) + 1
-
     @property
-    def _sent(self) -> int:
-        return max(getattr(self._requests, "n", 0), 1)
+    def mode(self) -> str:
+        """The response format calls start with: the best one not known to be refused."""
+        return next(m for m, f in MODES if f is None or self.caps.allows(f))
 
     # -- the protocol --
 
     def generate(self, call: AgentCall[T]) -> LLMResponse[T]:
-        self._requests.n = 0
-        usage = Usage()
+        log: list[Attempt] = []
         try:
-            if self.mode == "schema":
-                try:
-                    return self._structured(call, usage)
-                except _FormatRejected:
-                    pass
-            if self.mode in ("schema", "json_object"):
-                try:
-                    return self._json(call, usage, json_object=True)
-                except _FormatRejected:
-                    pass
-            return self._json(call, usage, json_object=False)
-        except _Malformed as e:
-            raise LLMError(
-                "malformed",
+            for mode, feature in MODES:
+                if feature is None:
+                    return self._answer(call, mode, log)
+                known = self.caps.get(feature)
+                if known is None:
+                    # The first call to try it goes alone; the others (the critics) wait for
+                    # its answer rather than each be refused.
+                    with self.caps.probing(feature) as known:
+                        if known is None:
+                            out = self._try(call, mode, feature, log)
+                            if out is not None:
+                                return out
+                            continue
+                if known:
+                    out = self._try(call, mode, feature, log)
+                    if out is not None:
+                        return out
+            raise AssertionError("unreachable")  # the prompt mode always returns or raises
+        except LLMError as e:
+            if not e.attempt_log:  # raised by call.before_attempt (the budget)
+                e.attempt_log = log
+                e.attempts = len(log)
+            raise
+        except Malformed as e:
+            raise self._error("malformed", log,
                 f"Model '{self.model}' on {self.base_url} returned output for {call.agent} that "
                 f"does not fit {call.output_type.__name__}, even after a repair request: "
-                f"{self._scrub(e.problem)}",
-                attempts=self._sent,
-            ) from None
-        except openai.LengthFinishReasonError:
-            raise LLMError(
-                "length",
-                f"Model '{self.model}' on {self.base_url} ran out of tokens "
-                f"(max {call.max_tokens}) before finishing the answer for {call.agent}.",
-                attempts=self._sent,
-            ) from None
-        except openai.ContentFilterFinishReasonError:
-            raise self._refusal(call, "the server's content filter stopped the answer") from None
+                f"{self._scrub(e.problem)}") from None
+        except _Cancelled:
+            raise self._error("cancelled", log,
+                f"Stopped waiting for model '{self.model}' on {self.base_url}: the run was "
+                "halted.") from None
         except openai.APIStatusError as e:
-            raise self._status_error(e) from None
+            raise oe.status_error(e, base_url=self.base_url, model=self.model, log=log,
+                                  scrub=self._scrub) from None
         except openai.APITimeoutError:
-            raise LLMError(
-                "timeout",
+            raise self._error("timeout", log,
                 f"Model '{self.model}' on {self.base_url} did not answer within "
-                f"{self.timeout:g} s (tried {self._sent} time(s)).",
-                attempts=self._sent,
-            ) from None
+                f"{self.timeout:g} s (tried {len(log)} time(s)).") from None
         except openai.APIConnectionError as e:
             cause = e.__cause__
             why = f": {type(cause).__name__}" if cause is not None else ""
-            raise LLMError(
-                "connection",
-                f"Could not reach {self.base_url} (tried {self._sent} time(s){why}).",
-                attempts=self._sent,
-            ) from None
-        except openai.OpenAIError as e:
-            raise LLMError(
-                "server",
-                f"Unexpected answer from {self.base_url} for model '{self.model}': "
-                f"{self._scrub(str(e))[:300]}",
-                attempts=self._sent,
-            ) from None
+            raise self._error("connection", log,
+                f"Could not reach {self.base_url} (tried {len(log)} time(s){why}).") from None
+        except (openai.OpenAIError, ValueError) as e:
+            raise self._not_a_completion(e, log) from None
 
-    # -- the three modes --
-
-    def _structured(self, call: AgentCall[T], usage: Usage) -> LLMResponse[T]:
-        messages = list(call.messages)
-        for attempt in range(2):
-            try:
-                raw = self._client.chat.completions.with_raw_response.parse(
-                    model=self.model,
-                    messages=messages,
-                    response_format=call.output_type,
-                    max_completion_tokens=call.max_tokens,
-                )
-            except (openai.BadRequestError, openai.UnprocessableEntityError) as e:
-                if attempt == 0:
-                    raise _FormatRejected(e) from None
-                raise
-            except openai.InternalServerError as e:
-                if attempt == 0 and _mentions_format(e):
-                    raise _FormatRejected(e) from None
-                raise
-            try:
-                completion = raw.parse()
-            except ValidationError:
-                # The SDK's own parse is strict JSON; ours tolerates fences and stray control
-                # characters before deciding the output needs repair.
-                body = raw.http_response.json()
-                _add(usage, _usage_of(body))
-                content = self._content_of(body)
-            except (openai.LengthFinishReasonError, openai.ContentFilterFinishReasonError):
-                raise
-            except Exception as e:  # noqa: BLE001 - a body that is not a chat completion at all
-                raise self._not_a_completion(e) from None
-            else:
-                _add(usage, _usage_of(completion))
-                message = completion.choices[0].message if completion.choices else None
-                if message is not None and message.refusal:
-                    raise self._refusal(call, message.refusal)
-                if message is not None and message.parsed is not None:
-                    return self._response(message.parsed, usage, message.content or "")
-                content = message.content if message is not None else None
-            try:
-                return self._response(_validate(call.output_type, content), usage, content or "")
-            except _Malformed as e:
-                if attempt == 1:
-                    raise
-                messages = _repair_messages(list(call.messages), e.content, e.problem)
-        raise AssertionError("unreachable")
-
-    def _json(self, call: AgentCall[T], usage: Usage, *, json_object: bool) -> LLMResponse[T]:
-        base = _with_schema_in_system(call)
-        messages = base
-        kwargs: dict[str, Any] = {}
-        if json_object:
-            kwargs["response_format"] = {"type": "json_object"}
-        for attempt in range(2):
-            try:
-                completion = self._client.chat.completions.create(
-                    model=self.model,
-                    messages=messages,
-                    max_completion_tokens=call.max_tokens,
-                    **kwargs,
-                )
-            except (openai.BadRequestError, openai.UnprocessableEntityError) as e:
-                if json_object and attempt == 0 and _mentions_format(e):
-                    raise _FormatRejected(e) from None
-                raise
-            except ValueError as e:  # the SDK could not decode the body
-                raise self._not_a_completion(e) from None
-            if not isinstance(completion, ChatCompletion) or not isinstance(
-                completion.choices, list
-            ):
-                raise self._not_a_completion(TypeError(type(completion).__name__))
-            self.mode = "json_object" if json_object else "prompt"
-            _add(usage, _usage_of(completion))
-            if not completion.choices:
-                content = None
-            else:
-                choice = completion.choices[0]
-                if choice.finish_reason == "length":
-                    raise openai.LengthFinishReasonError(completion=completion)
-                if choice.finish_reason == "content_filter":
-                    raise openai.ContentFilterFinishReasonError(completion=completion)
-                if getattr(choice.message, "refusal", None):
-                    raise self._refusal(call, choice.message.refusal or "")
-                content = choice.message.content
-            try:
-                return self._response(_validate(call.output_type, content), usage, content or "")
-            except _Malformed as e:
-                if attempt == 1:
-                    raise
-                messages = _repair_messages(base, e.content, e.problem)
-        raise AssertionError("unreachable")
-
-    # -- helpers --
-
-    @staticmethod
-    def _content_of(body: Any) -> str | None:
+    def _try(self, call: AgentCall[T], mode: str, feature: str,
+             log: list[Attempt]) -> LLMResponse[T] | None:
+        """The answer in this mode, or None when the server refused the mode (learned)."""
         try:
-            return body["choices"][0]["message"].get("content")
-        except (KeyError, IndexError, TypeError, AttributeError):
+            out = self._answer(call, mode, log)
+        except Unsupported as u:
+            if u.feature != feature:
+                raise
+            self.caps.learn(feature, False, self._scrub(u.detail)[:300])
             return None
+        self.caps.learn(feature, True)
+        return out
 
-    def _response(self, output: T, usage: Usage, raw_text: str) -> LLMResponse[T]:
-        return LLMResponse(
-            output=output, model=self.model, usage=usage, raw_text=raw_text, attempts=self._sent
-        )
+    # -- one mode: the request, and one repair --
 
-    def _not_a_completion(self, e: Exception) -> LLMError:
-        return LLMError(
-            "server",
+    def _answer(self, call: AgentCall[T], mode: str, log: list[Attempt]) -> LLMResponse[T]:
+        base = list(call.messages) if mode == "schema" else with_schema_in_system(call)
+        messages = base
+        kind: AttemptKind = "first" if not log else "fallback"
+        for repair in (False, True):
+            body = self._send(call, mode, messages, "repair" if repair else kind, log)
+            content, refusal, finish = content_of(body)
+            if finish == "length":
+                raise self._error("length", log,
+                    f"Model '{self.model}' on {self.base_url} ran out of tokens "
+                    f"(max {call.max_tokens}) before finishing the answer for {call.agent}.")
+            if finish == "content_filter" or refusal:
+                why = refusal or "the server's content filter stopped the answer"
+                raise self._error("refusal", log,
+                    f"Model '{self.model}' on {self.base_url} refused to answer for "
+                    f"{call.agent}: {self._scrub(why)[:300]}")
+            try:
+                output = validate(call.output_type, content)
+            except Malformed as e:
+                log[-1] = replace(log[-1], outcome="malformed", error=e.problem[:300])
+                if repair:
+                    raise
+                messages = repair_messages(base, e.content, e.problem)
+                continue
+            return LLMResponse(output=output, model=self.model, usage=total_usage(log),
+                               raw_text=content or "", attempts=len(log), attempt_log=log)
+        raise AssertionError("unreachable")
+
+    def _params(self, call: AgentCall[Any], mode: str) -> dict[str, Any]:
+        params: dict[str, Any] = {}
+        if mode == "schema":
+            params["response_format"] = type_to_response_format_param(call.output_type)
+        elif mode == "json_object":
+            params["response_format"] = {"type": "json_object"}
+        # Reasoning models refuse max_tokens, some older servers max_completion_tokens.
+        if self.caps.allows("max_completion_tokens"):
+            params["max_completion_tokens"] = call.max_tokens
+        elif self.caps.allows("max_tokens"):
+            params["max_tokens"] = call.max_tokens
+        temperature = getattr(call, "temperature", None)
+        if temperature is not None and self.caps.allows("temperature"):
+            params["temperature"] = temperature
+        return params
+
+    def _send(self, call: AgentCall[Any], mode: str, messages: list[dict[str, str]],
+              kind: AttemptKind, log: list[Attempt]) -> Any:
+        """One request (and its retries); every answer or failure is appended to `log`."""
+        n = 0
+        while True:
+            if log and call.before_attempt is not None:
+                call.before_attempt(log)
+            params = self._params(call, mode)
+            mark = _Mark(log, kind if n == 0 else "retry", mode)
+            try:
+                raw = self._request(call, partial(
+                    self.client.chat.completions.with_raw_response.create,
+                    model=self.model, messages=messages, **params))
+            except openai.APIStatusError as e:
+                feature = oe.refused_feature(e, mode, params)
+                detail = self._scrub(oe.error_detail(e))[:300]
+                mark("unsupported" if feature else "error", e.status_code, error=detail)
+                if feature in ("max_completion_tokens", "max_tokens", "temperature"):
+                    self.caps.learn(feature, False, detail)
+                    kind = "fallback"  # the same request without it: learned, not retried
+                    continue
+                if feature is not None:
+                    raise Unsupported(feature, detail) from None
+                if n < self.max_retries and oe.retryable(e) and not oe.is_context_length(e):
+                    time.sleep(oe.retry_delay(n, e))
+                    n += 1
+                    continue
+                raise
+            except _Cancelled:
+                mark("cancelled", None)
+                raise
+            except openai.APIConnectionError as e:
+                timeout = isinstance(e, openai.APITimeoutError)
+                mark("timeout" if timeout else "connection", None, error=type(e).__name__)
+                if n < self.max_retries:
+                    time.sleep(oe.retry_delay(n, e))
+                    n += 1
+                    continue
+                raise
+            body = raw.http_response.json()
+            mark("ok", raw.http_response.status_code, usage_of(body))
+            if not isinstance(body, dict) or not isinstance(body.get("choices"), list):
+                raise self._not_a_completion(TypeError(type(body).__name__), log)
+            return body
+
+    def _request(self, call: AgentCall[Any], send: Any) -> Any:
+        """Send; when the run can be halted meanwhile, wait in a thread and look up every
+        POLL_S, so a halt stops waiting (the answer, if it comes, is dropped)."""
+        if call.cancelled is None:
+            return send()
+        box: dict[str, Any] = {}
+        done = threading.Event()
+
+        def run() -> None:
+            try:
+                box["value"] = send()
+            except BaseException as e:  # noqa: BLE001 - handed to the waiting thread
+                box["error"] = e
+            done.set()
+
+        threading.Thread(target=run, name="llm-request", daemon=True).start()
+        while not done.wait(POLL_S):
+            if call.cancelled():
+                raise _Cancelled()
+        if "error" in box:
+            raise box["error"]
+        return box["value"]
+
+    # -- errors --
+
+    def _error(self, kind: str, log: list[Attempt], message: str) -> LLMError:
+        return LLMError(kind, message, attempts=max(len(log), 1), attempt_log=log)
+
+    def _not_a_completion(self, e: Exception, log: list[Attempt]) -> LLMError:
+        return self._error("server", log,
             f"{self.base_url} did not answer like an OpenAI-compatible server for model "
-            f"'{self.model}' ({type(e).__name__}: {self._scrub(str(e))[:200]}).",
-            attempts=self._sent,
-        )
-
-    def _refusal(self, call: AgentCall[Any], why: str) -> LLMError:
-        return LLMError(
-            "refusal",
-            f"Model '{self.model}' on {self.base_url} refused to answer for {call.agent}: "
-            f"{self._scrub(why)[:300]}",
-            attempts=self._sent,
-        )
+            f"'{self.model}' ({type(e).__name__}: {self._scrub(str(e))[:200]}).")
 
     def _scrub(self, text: str) -> str:
         if self._key and self._key != "not-needed" and len(self._key) >= 4:
             text = text.replace(self._key, "***")
         return text
 
-    def _status_error(self, e: openai.APIStatusError) -> LLMError:
-        n = self._sent
-        detail = self._scrub(_error_detail(e))[:300]
-        if isinstance(e, openai.AuthenticationError):
-            # Never echo the server's message: OpenAI's includes part of the key.
-            return LLMError("auth", f"The API key was rejected by {self.base_url}.", attempts=n)
-        if isinstance(e, openai.PermissionDeniedError):
-            return LLMError(
-                "auth",
-                f"The API key may not use model '{self.model}' on {self.base_url}.",
-                attempts=n,
-            )
-        if isinstance(e, openai.NotFoundError):
-            message = f"Model '{self.model}' was not found on {self.base_url}."
-            if detail.strip() and "model" not in detail.lower():
-                # A 404 that is not about the model is usually a wrong base URL.
-                message = (
-                    f"Model '{self.model}' was not found on {self.base_url}, or that URL is not "
-                    f"an OpenAI-compatible API (HTTP 404: {detail}). Such base URLs usually "
-                    "end in /v1."
-                )
-            return LLMError("not_found", message, attempts=n)
-        if isinstance(e, openai.RateLimitError):
-            return LLMError(
-                "rate_limit",
-                f"{self.base_url} is rate-limiting model '{self.model}' "
-                f"(still limited after {n} attempt(s)): {detail}",
-                attempts=n,
-            )
-        if e.status_code >= 500:
-            return LLMError(
-                "server",
-                f"{self.base_url} failed with HTTP {e.status_code} for model '{self.model}' "
-                f"after {n} attempt(s): {detail}",
-                attempts=n,
-            )
-        return LLMError(
-            "bad_request",
-            f"{self.base_url} rejected the request for model '{self.model}' "
-            f"(HTTP {e.status_code}): {detail}",
-            attempts=n,
-        )

@@ -13,6 +13,15 @@ from sqlalchemy.engine import Connection
 
 from db.models import utcnow
 from db.session import get_engine, session_scope
+from engine.attempts import (
+    attempt_rows,
+    budget_guard,
+    halt_check,
+    new_call_key,
+    save_attempts,
+    totals,
+)
+from engine.context_trim import trim_step
 from engine.llm.base import AgentCall, LLMBackend, LLMError
 from engine.llm.offline.backend import estimate_tokens
 from engine.loop.sql import INSERT_CALL, run_spend
@@ -43,15 +52,20 @@ class CallContext:
     None: the row is written at once, in a transaction of its own."""
 
 
-def _check_budget(ctx: CallContext, backend: LLMBackend, messages: list[dict[str, str]]) -> None:
-    """Before every call of a run with a budget: the cached price and one prebuilt query on
-    a plain connection (an ORM session here cost more than the rest of the check)."""
-    if ctx.budget_usd is None:
-        return
-    price = PRICE_BOOK.lookup(backend.model)
+def _spent(ctx: CallContext) -> float:
     with get_engine().connect() as c:
         spent = run_spend(c, ctx.run_id)
-    spent += sum(r["cost_usd"] or 0.0 for r in ctx.pending or ())  # not written yet
+    return spent + sum(r["cost_usd"] or 0.0 for r in ctx.pending or ())  # not written yet
+
+
+def _check_budget(ctx: CallContext, backend: LLMBackend, messages: list[dict[str, str]]) -> float:
+    """Before every call of a run with a budget: the cached price and one prebuilt query on
+    a plain connection (an ORM session here cost more than the rest of the check). Returns
+    the estimate of one request's cost."""
+    if ctx.budget_usd is None:
+        return 0.0
+    price = PRICE_BOOK.lookup(backend.model)
+    spent = _spent(ctx)
     prompt = sum(estimate_tokens(m["content"]) for m in messages)
     estimate = (
         call_cost(price, prompt=prompt, cached=0, completion=EXPECTED_COMPLETION_TOKENS) or 0.0
@@ -61,6 +75,7 @@ def _check_budget(ctx: CallContext, backend: LLMBackend, messages: list[dict[str
             f"budget reached: spent ${spent:.4f} of ${ctx.budget_usd:.4f}; "
             f"the next {backend.model} call would cost about ${estimate:.4f}"
         )
+    return estimate
 
 
 def run_agent(
@@ -74,23 +89,55 @@ def run_agent(
     """Call the agent's model once (the backend retries), record the call, return the output.
     `prompt` is the agent's prompt when the caller has resolved it already (the supervisor
     does, in the transaction that opens the step). Raises LLMError (recorded as a failed
-    call) or BudgetReached (no call made)."""
+    call) or BudgetReached (no call made). A drafter's input longer than the model's context
+    is trimmed a step at a time (engine.context_trim) and sent again, each call recorded."""
     if prompt is None:
         with session_scope() as s:
             prompt = resolve_prompt(
                 s, agent=spec.name, default=spec.system_prompt, params=ctx.params
             )
+    trimmed: list[str] = []
+    while True:
+        try:
+            return _run_once(spec, task, backend, ctx, prompt, trimmed)
+        except LLMError as exc:
+            smaller = trim_step(task) if exc.kind == "context_length" else None
+            if smaller is None:
+                if trimmed:
+                    exc.message += f" (even with its input trimmed: {'; '.join(trimmed)})"
+                raise
+            task, what = smaller
+            trimmed.append(what)
+
+
+def _run_once(
+    spec: AgentSpec,
+    task: BaseModel,
+    backend: LLMBackend,
+    ctx: CallContext,
+    prompt: ResolvedPrompt,
+    trimmed: list[str],
+) -> BaseModel:
+    # The stable part first (system prompt, with the rubric; the schema goes in the request's
+    # response_format or at the end of this system message), byte-identical at every call of
+    # the agent, so providers' prompt caches hit; what changes comes last.
     messages = [
         {"role": "system", "content": prompt.text},
         {"role": "user", "content": spec.render_user(task)},
     ]
-    _check_budget(ctx, backend, messages)
+    estimate = _check_budget(ctx, backend, messages)
     call = AgentCall(
         agent=spec.name,
         messages=messages,
         output_type=spec.output_type,
         task=task,
         offline=spec.offline,
+        # A budget counts the requests this call already made (issue 16); a halt stops
+        # waiting for the model.
+        before_attempt=None if ctx.budget_usd is None else budget_guard(
+            budget_usd=ctx.budget_usd, model=backend.model, next_estimate=estimate,
+            spent=lambda: _spent(ctx)),
+        cancelled=halt_check(ctx.run_id) if ctx.run_id else None,
     )
     started_at = utcnow()
     t0 = time.perf_counter()
@@ -103,7 +150,7 @@ def run_agent(
         "kind": ctx.kind,
         "stage": ctx.stage,
         "prompt_version": prompt.version,
-        "request": _redact_request(messages),
+        "request": {**_redact_request(messages), **({"trimmed": list(trimmed)} if trimmed else {})},
         "started_at": started_at,
     }
     try:
@@ -117,7 +164,10 @@ def run_agent(
             cost_usd=None,
             response={},
         )
+        _attempts(record, exc.attempt_log)  # a failed call's requests are paid for too
         save_calls([record])  # at once: the step stops here
+        if exc.kind == "budget":
+            raise BudgetReached(exc.message) from None
         raise
     record.update(
         latency_ms=(time.perf_counter() - t0) * 1000,
@@ -129,11 +179,22 @@ def run_agent(
         response=redact({"content": resp.raw_text or resp.output.model_dump_json()}),
     )
     _price(record)
+    _attempts(record, resp.attempt_log)
     if ctx.pending is not None:
         ctx.pending.append(record)
     else:
         save_calls([record])
     return resp.output
+
+
+def _attempts(record: dict[str, Any], log: list[Any]) -> None:
+    """A call that went over HTTP: its requests' rows ride with its record, and its tokens and
+    cost are their sums (a refused format, a malformed answer and its repair all count)."""
+    if not log:
+        return  # the offline backend makes no requests
+    key = new_call_key()
+    rows = attempt_rows(log, run_id=record["run_id"], call_key=key, model=record["model"])
+    record.update(totals(rows), call_key=key, attempt_rows=rows)
 
 
 @lru_cache(maxsize=64)
@@ -168,7 +229,9 @@ def save_calls(records: list[dict[str, Any]], c: Connection | None = None) -> No
         return
     if c is not None:
         INSERT_CALL.run_many(c, records)
+        save_attempts(c, records)
         return
     with get_engine().begin() as conn:
         INSERT_CALL.run_many(conn, records)
+        save_attempts(conn, records)
 

@@ -13,6 +13,7 @@ from engine.loop.critics import CriticPool
 from engine.loop.decide import as_review, combine_review
 from engine.loop.sql import SEL_DRAFTER_NOTES, SEL_FEEDBACK, LoopTx, draft_content
 from engine.loop.steps import AuthoredNote, ReviewOutcome, ScoreOut, StepPlan
+from engine.model_safety import model_judgement, start_moderation
 from engine.pipelines.base import PRIORITY_ORDER, DraftTask, NoteOut, ReviewTask, StageSpec
 from engine.pipelines.registry import get_pipeline
 from engine.redact import redact_secrets_text
@@ -103,6 +104,7 @@ def review(plan: StepPlan, backend: LLMBackend, critics: CriticPool) -> ReviewOu
     # Critics at the same time over a network: a paid call that ends while another is still
     # out is written at once, so a kill in the meantime cannot lose it.
     ctx = call_context(plan, defer=not (critics.parallel and len(stage.critics) > 1))
+    moderation = start_moderation(backend, plan.content)  # next to the critics
     calls = [
         partial(run_agent, c, task, backend, ctx, prompt=plan.prompts.get(c.name))
         for c in stage.critics
@@ -126,9 +128,12 @@ def review(plan: StepPlan, backend: LLMBackend, critics: CriticPool) -> ReviewOu
         for f in checks.flags
         if f.blocking
     ]
+    # A real model's own safety judgement joins the deterministic flags (issue 14).
+    model_flags, model_notes = model_judgement(backend, plan.content, reviews, moderation, ctx)
+    notes += [AuthoredNote(author, note) for author, note in model_notes]
     return ReviewOutcome(
         scores=[ScoreOut(n, v, llm, cap, src) for n, (v, llm, cap, src) in combined.items()],
-        flags=checks.flags,
+        flags=checks.flags + model_flags,
         notes=notes,
         verdicts=[r.verdict for _, r in reviews if r.verdict],
     )

@@ -146,6 +146,9 @@ class Supervisor:
             return False, None, None
         except LLMError as exc:
             self._save_calls(plan)
+            if exc.kind == "cancelled":  # a person halted the run while the model was out
+                self._stop(plan, status=RunStatus.REVIEW, reason="halted", message=str(exc))
+                return False, None, None
             self._stop(plan, status=RunStatus.FAILED, reason=f"error:{exc.kind}", message=str(exc))
             return False, None, None
         except LeaseLost:

@@ -35,6 +35,10 @@ def cmd_worker(a: argparse.Namespace) -> int:
         f"worker {w.worker_id} on {describe_database()} with {w.backend.name}:{w.backend.model}",
         flush=True,
     )
+    if w.backend.name == "openai":  # realmodel: is OPENAI_MODEL on that server at all?
+        from engine.llm.model_check import check_model
+
+        print(check_model().message, flush=True)
     w.run_forever(stop, exit_when_idle=a.once)
     print(f"worker {w.worker_id} stopped after {w.runs_done} run(s)", flush=True)
     return 0
