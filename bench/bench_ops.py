@@ -59,6 +59,7 @@ def _time(fn: Callable[[], Any], repeat: int = REPEAT) -> list[float]:
 
 def _queries(big_run_id: int | None) -> list[dict[str, Any]]:
     from engine import ops, traces
+    from engine.exports import otlp, trace_events
     from ui.ops_figures import trace_timeline_figure
 
     today = datetime.now(UTC).date()
@@ -95,9 +96,9 @@ def _queries(big_run_id: int | None) -> list[dict[str, Any]]:
         rows.append(_row("Traces: load a 500-call run + build its timeline",
                          _time(trace_page_data), TRACE_TARGET_S))
         rows.append(_row("Traces: JSONL export of the 500-call run",
-                         _time(lambda: traces.to_jsonl(big_run_id), 3), None))
+                         _time(lambda: trace_events.to_jsonl(big_run_id), 3), None))
         rows.append(_row("Traces: OTLP export of the 500-call run",
-                         _time(lambda: traces.to_otlp(big_run_id), 3), None))
+                         _time(lambda: otlp.to_otlp(big_run_id), 3), None))
     return rows
 
 

@@ -15,8 +15,8 @@ from sqlmodel import select
 
 from db.models import CallRollup, HumanAction, LLMCall, Run
 from db.session import get_engine, reset_engines, session_scope
-from engine import ops, rollup, settings
 from demo.seed import seed_demo
+from engine import ops, rollup, settings
 from ui.ops_figures import (
     cost_bars_figure,
     error_rate_figure,

@@ -12,13 +12,13 @@ from typing import Any
 
 import pytest
 
+from demo.seed import seed_demo
 from engine import service, traces
 from engine.exports import otlp, trace_events
 from engine.interfaces.cli import main as cli
 from engine.llm.base import LLMError
 from engine.loop.leases import claim_run
 from engine.loop.supervisor import Supervisor
-from demo.seed import seed_demo
 from engine.traces import CallSpan
 from tests.factories import GOOD_CLINICAL, GOOD_SAFETY, INTENT, protocol_draft, review
 from tests.utils.scripted import ScriptedModel

@@ -1,8 +1,8 @@
 """full-text search over run titles: an FTS5 index with its triggers (SQLite), a GIN index on
 to_tsvector('english', title) (PostgreSQL)
 
-Revision ID: 0004
-Revises: 0003
+Revision ID: 0005
+Revises: 0004
 Create Date: 2026-11-23 22:10:00
 
 The queue's search matches words in any order (engine/run_search.py, db/search.py); the
@@ -15,8 +15,8 @@ from alembic import op
 
 from db import search
 
-revision: str = "0004"
-down_revision: str | Sequence[str] | None = "0003"
+revision: str = "0005"
+down_revision: str | Sequence[str] | None = "0004"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
