@@ -37,7 +37,7 @@ def render_header(detail: RunDetail) -> None:
     if detail.budget_usd is not None:
         meta.append(f"budget {usd(detail.budget_usd)}")
     st.markdown(" ".join(bits) + "  \n" + " · ".join(meta))
-    if len(detail.stages) > 1:
+    if len(detail.stages) > 1 and detail.stage in detail.stages:  # else render_unknown says
         render_stages(detail)
 
 
