@@ -22,8 +22,8 @@ from engine import service, views
 from engine.llm.openai_backend import OpenAIBackend
 from engine.loop.leases import claim_run
 from engine.loop.supervisor import Supervisor
-from tests.conftest import ARTIFACTS
 from testkit.fake_openai import FakeOpenAI, Plan, Reply
+from tests.conftest import ARTIFACTS
 from tests.utils.team import SECOND_DRAFT, ProtocolTeam
 
 RETRIES = 2  # the SDK's retries per request: three attempts in all

@@ -12,9 +12,11 @@ import re
 import streamlit as st
 
 from db.models import RunStatus
+from engine import markdown as md
 from engine.errors import ServiceError
 from engine.exports.campaign import export_campaign_csv, stage_approvals
 from engine.highlight import segments
+from engine.markdown import table_rows
 from engine.pipelines.campaign.channels import LABELS, FormattedMessage
 from engine.pipelines.campaign.creators import (
     ShortlistEntry,
@@ -23,7 +25,7 @@ from engine.pipelines.campaign.creators import (
 )
 from engine.pipelines.campaign.models import STAGE_LABELS, STAGES
 from engine.pipelines.campaign.outreach import Message, parse_outreach
-from engine.pipelines.campaign.text import sections, table_rows
+from engine.pipelines.campaign.text import sections
 from engine.shortlist import edit_shortlist
 from engine.views import DraftView, RunDetail
 from ui.markdown import demote_headings, escape, escape_inline, flagged_draft
@@ -107,8 +109,9 @@ def _approved_earlier(detail: RunDetail) -> None:
 
 
 def _summary(content: str) -> str:
-    m = re.search(r"^#[ \t]+.*\n+(.*?)(?=^##[ \t])", content, re.M | re.S)
-    return m.group(1).strip() if m else ""
+    # The text between the title and the first section.
+    title = next((s for s in md.sections(content, max_level=2) if s.level == 1), None)
+    return title.body.strip() if title else ""
 
 
 def _shortlist(detail: RunDetail, draft: DraftView, *, editable: bool) -> None:

@@ -21,6 +21,7 @@ from fpdf import FPDF
 from fpdf.bidi import BIDI_BRACKETS, BidiParagraph, auto_detect_base_direction
 from fpdf.enums import MethodReturnValue, TextDirection, XPos, YPos
 
+from engine import markdown as md
 from engine.errors import InvalidState
 from engine.exports.provenance import DRAFT_MARK, provenance
 from engine.views import get_run
@@ -64,9 +65,6 @@ class Handout:
 
 # -- parsing the draft's Markdown -----------------------------------------------------------
 
-_HEADING = re.compile(r"^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
-_NUMBERED = re.compile(r"^\s{0,3}\d{1,3}[.)]\s+(.*)$")
-_BULLET = re.compile(r"^\s{0,3}[-*+\u2022]\s+(.*)$")
 _INLINE = [
     (re.compile(r"\*\*(.+?)\*\*"), r"\1"),
     (re.compile(r"__(.+?)__"), r"\1"),
@@ -88,40 +86,14 @@ def parse_handout(markdown: str, fallback_title: str = "CBT exercise") -> Handou
     before the first section heading is kept as an untitled section."""
     title = ""
     sections: list[Section] = [Section("")]
-    kind, items, para = "", [], []  # the list or paragraph being read
-
-    def flush() -> None:
-        nonlocal kind, items, para
-        if items:
-            sections[-1].blocks.append((kind, [_plain(i) for i in items]))
-        if para:
-            sections[-1].blocks.append(("p", _plain(" ".join(para))))
-        kind, items, para = "", [], []
-
-    for raw in markdown.splitlines():
-        line = raw.rstrip()
-        heading = _HEADING.match(line)
-        numbered, bullet = _NUMBERED.match(line), _BULLET.match(line)
-        if heading:
-            flush()
-            text = _plain(heading.group(2))
-            if len(heading.group(1)) == 1 and not title:
-                title = text
-            else:
-                sections.append(Section(text))
-        elif not line.strip():
-            flush()
-        elif numbered or bullet:
-            this = "ol" if numbered else "ul"
-            if para or (items and kind != this):
-                flush()
-            kind = this
-            items.append((numbered or bullet).group(1))  # type: ignore[union-attr]
-        elif items:
-            items[-1] += " " + line.strip()  # a wrapped list item goes on
-        else:
-            para.append(line.strip())
-    flush()
+    for sec in md.sections(markdown, max_level=6):
+        if sec.level == 1 and not title:
+            title = _plain(sec.title)
+        elif sec.level:
+            sections.append(Section(_plain(sec.title)))
+        for kind, value in md.blocks(sec.lines):
+            sections[-1].blocks.append(
+                (kind, _plain(value) if isinstance(value, str) else [_plain(i) for i in value]))
     return Handout(title=title or fallback_title,
                    sections=[s for s in sections if s.heading or s.blocks])
 

@@ -19,6 +19,7 @@ from sqlmodel import Session, col, func, select
 
 from db.models import Creator
 from db.session import session_scope
+from engine import markdown as md
 from engine.pipelines.campaign.brands import BrandOut
 from engine.pipelines.campaign.channels import LABELS
 
@@ -248,35 +249,19 @@ def render_shortlist_table(entries: list[ShortlistEntry]) -> str:
     return head + "\n" + "\n".join(shortlist_row(i, e) for i, e in enumerate(entries, 1))
 
 
-def _section(text: str, word: str) -> str | None:
-    """The body of the "## ..." section whose heading contains `word`, up to the next
-    level-1 or level-2 heading."""
-    m = re.search(rf"^##[ \t]+[^\n]*{word}[^\n]*$", text, re.I | re.M)
-    if not m:
-        return None
-    rest = text[m.end():]
-    nxt = re.search(r"^#{1,2}[ \t]+", rest, re.M)
-    return rest[: nxt.start()] if nxt else rest
-
-
-def _split_row(line: str) -> list[str]:
-    return [c.strip() for c in line.strip().strip("|").split("|")]
-
-
 def parse_shortlist(text: str) -> list[tuple[str, dict[str, str]]]:
     """(handle, the row's cells by column name) for every creator on the shortlist, in order.
     Reads the "## Shortlist" section (the whole text when there is none): table rows, and
     lines or bullets that start with an @handle. Repeats are dropped."""
-    body = _section(text, "shortlist")
-    if body is None:
-        body = text
+    section = md.find(md.sections(text, max_level=2), "shortlist")
+    body = section.body if section else text
     header: list[str] | None = None
     out: dict[str, dict[str, str]] = {}
     for raw in body.splitlines():
         line = raw.strip()
         if line.startswith("|"):
-            cells = _split_row(line)
-            if all(re.fullmatch(r":?-{2,}:?", c) for c in cells if c):
+            cells = md.split_row(line)
+            if md.is_separator(cells):
                 continue
             if header is None and not any(_HANDLE.fullmatch(c) for c in cells):
                 header = [c.lower() for c in cells]
@@ -331,13 +316,12 @@ def shortlist_from_text(text: str) -> list[ShortlistEntry]:
 def replace_shortlist(text: str, entries: list[ShortlistEntry]) -> str:
     """`text` with the Shortlist section's table replaced by `entries` (the rest unchanged)."""
     table = render_shortlist_table(entries)
-    m = re.search(r"^##[ \t]+[^\n]*shortlist[^\n]*$", text, re.I | re.M)
-    if not m:
+    section = md.find(md.sections(text, max_level=2), "shortlist")
+    if section is None:
         return text.rstrip() + "\n\n## Shortlist\n\n" + table + "\n"
-    rest = text[m.end():]
-    nxt = re.search(r"^#{1,2}[ \t]+", rest, re.M)
-    end = m.end() + (nxt.start() if nxt else len(rest))
-    return text[: m.end()] + "\n\n" + table + "\n\n" + EDIT_HINT + "\n\n" + text[end:].lstrip()
+    head = text[:section.body_start].rstrip("\r\n")
+    return (head + "\n\n" + table + "\n\n" + EDIT_HINT + "\n\n"
+            + text[section.end:].lstrip())
 
 
 def change_shortlist(text: str, *, add: list[str], remove: list[str],

@@ -24,6 +24,7 @@ import re
 
 from pydantic import BaseModel
 
+from engine import markdown as md
 from engine.pipelines.campaign.channels import (
     CHANNELS,
     LABELS,
@@ -72,7 +73,9 @@ class Outreach(BaseModel):
 
 
 def looks_like_outreach(text: str) -> bool:
-    return bool(re.search(r"^##[ \t]+@", text, re.M)) and bool(re.search(r"^###[ \t]+", text, re.M))
+    levels = [(s.level, s.title) for s in md.sections(text, max_level=3)]
+    return any(lv == 2 and t.startswith("@") for lv, t in levels) and any(
+        lv == 3 for lv, _ in levels)
 
 
 def parse_outreach(text: str) -> Outreach:
@@ -85,8 +88,6 @@ def parse_outreach(text: str) -> Outreach:
     handle = name = ""
     channel: str | None = None
     start = 0
-    pos = 0
-    lines = text.splitlines(keepends=True)
 
     def close(end: int) -> None:
         if channel is None or not handle:
@@ -108,25 +109,22 @@ def parse_outreach(text: str) -> Outreach:
         messages.append(Message(handle=handle, name=name, channel=channel, subject=subject,
                                 body=stripped, start=offset, end=offset + len(stripped)))
 
-    for line in lines:
-        h2 = re.match(r"^##[ \t]+(?!#)(.*)$", line)
-        h3 = re.match(r"^###[ \t]+(?!#)(.*)$", line)
-        if h2 or h3:
-            close(pos)
-            if h2:
-                heading = h2.group(1).strip()
+    for sec in md.sections(text, max_level=3):
+        if sec.level in (2, 3):
+            close(sec.start)
+            if sec.level == 2:
+                heading = sec.title.strip()
                 hm = _HANDLE.search(heading)
                 handle = hm.group().lower() if hm else ""
                 rest = heading[hm.end():] if hm else ""
                 name = re.sub(r"^[\s·\-\u2013\u2014:|]+", "", rest).strip()
                 channel = None
             else:
-                label = h3.group(1).strip()
+                label = sec.title.strip()
                 channel = channel_of(label)
                 if channel is None:
                     unknown.append(label)
-            start = pos + len(line)
-        pos += len(line)
+            start = sec.body_start
     close(len(text))
     return Outreach(shortlist=shortlist, messages=messages, unknown_channels=unknown)
 

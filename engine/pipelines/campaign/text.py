@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from engine import markdown as md
 from engine.pipelines.campaign.channels import CHANNELS, LABELS
 from engine.pipelines.campaign.creators import (
     EDIT_HINT,
@@ -144,10 +145,9 @@ def render_plan(d: PlanDraft) -> str:
 def sections(text: str) -> dict[str, str]:
     """Level-2 sections by lower-case heading."""
     out: dict[str, str] = {}
-    matches = list(re.finditer(r"^##[ \t]+(?!#)(.+?)[ \t]*$", text, re.M))
-    for i, m in enumerate(matches):
-        end = matches[i + 1].start() if i + 1 < len(matches) else len(text)
-        out.setdefault(m.group(1).strip().lower(), text[m.end():end].strip())
+    for sec in md.sections(text, max_level=2):
+        if sec.level == 2:
+            out.setdefault(sec.title.strip().lower(), sec.body.strip())
     return out
 
 
@@ -158,25 +158,6 @@ def find_section(secs: dict[str, str], *names: str) -> str | None:
     return None
 
 
-def table_rows(body: str) -> list[list[str]]:
-    """Data rows of the first Markdown table in `body` (no header, no separator)."""
-    rows: list[list[str]] = []
-    header_seen = False
-    for line in body.splitlines():
-        line = line.strip()
-        if not line.startswith("|"):
-            if rows or header_seen:
-                break
-            continue
-        cells = [c.strip() for c in line.strip("|").split("|")]
-        if all(re.fullmatch(r":?-{2,}:?", c) for c in cells if c):
-            continue
-        if not header_seen:
-            header_seen = True
-            continue
-        rows.append(cells)
-    return rows
-
 
 def amount(cell: str) -> float | None:
     m = re.search(r"-?\d[\d,]*(?:\.\d+)?", cell.replace("*", ""))
@@ -185,7 +166,7 @@ def amount(cell: str) -> float | None:
 
 def budget_total(body: str) -> float | None:
     """The table's Total row, else the sum of its amounts."""
-    rows = table_rows(body)
+    rows = md.table_rows(body)
     if not rows:
         return None
     for r in rows:
@@ -198,7 +179,7 @@ def budget_total(body: str) -> float | None:
 def _bullet_items(body: str | None) -> list[str]:
     if not body:
         return []
-    items = [m.group(1).strip() for m in re.finditer(r"^\s*(?:[-*+]|\d+[.)])\s+(.+)$", body, re.M)]
+    items = md.list_items(body.split("\n"))[0]
     return items or [p.strip() for p in body.split("\n\n") if p.strip()]
 
 
@@ -206,9 +187,9 @@ def parse_brief(text: str) -> BriefDraft:
     """A brief's Markdown back into fields (empty where a section is missing), so a revision
     can keep what a person wrote and change only what the notes ask for."""
     secs = sections(text)
-    title = re.search(r"^#[ \t]+(.+)$", text, re.M)
+    title = next((s.title.strip() for s in md.sections(text, 1) if s.level == 1), "")
     budget = []
-    for row in table_rows(find_section(secs, "budget") or ""):
+    for row in md.table_rows(find_section(secs, "budget") or ""):
         value = amount(row[1]) if len(row) > 1 else None
         if value is not None and "total" not in row[0].lower():
             budget.append(BudgetLine(item=row[0].replace("*", "").strip(), amount_usd=value))
@@ -217,7 +198,7 @@ def parse_brief(text: str) -> BriefDraft:
         return (find_section(secs, *names) or "").strip()
 
     return BriefDraft(
-        title=title.group(1).strip() if title else "",
+        title=title,
         objective=prose("objective"), audience=prose("audience"),
         key_messages=_bullet_items(find_section(secs, "key message")),
         deliverables=_bullet_items(find_section(secs, "deliverable")),

@@ -12,6 +12,7 @@ from engine.llm.offline.campaign.common import (
     city,
     feedback_mentions,
     goal_type,
+    products_for,
     sanitize,
     unhandled_feedback,
     wants_compliance_fix,
@@ -67,7 +68,7 @@ def draft_brief(task: DraftTask) -> BriefDraft:
     name = brand_name_of(i, brand) or "the brand"
     n = int(i.get("num_creators") or 5)
     channels = [LABELS.get(c, c) for c in i.get("channels", [])]
-    products = (brand.products if brand else []) or ["our products"]
+    products = products_for(str(i.get("goal", "")), brand)
     goal = _sentence_case(str(i.get("goal", "")))
     objective = (f"{goal}. {name} will work with {n} creators whose audiences match ours, "
                  f"and measure the result with the success metrics below over five weeks.")

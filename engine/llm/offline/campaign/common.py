@@ -145,3 +145,40 @@ def unhandled_feedback(task: DraftTask) -> list[str]:
     """Feedback the templates cannot act on: carried into the brief as open points."""
     return [f for f in stage_feedback(task) if not mentions_in([f]) and not SHORTER.search(f)
             and not re.search(r"@[\w.]+", f)]
+
+
+# What the goal promotes: "launch our oat-milk cold brew", "get people to try our night cream",
+# "bring families in for the Saturday pancake brunch". The phrase ends where the goal goes on.
+_GOAL_PRODUCT = [re.compile(p, re.I) for p in (
+    r"\b(?:launch|introduce|promote|unveil|debut|release|showcase|feature)\s+"
+    r"(?:our|the|a|an|its|their)?\s*(?:new\s+|latest\s+)?(.+)",
+    r"\b(?:sell(?:ing)?\s+more(?:\s+of)?|try|trying|order|book)\s+(?:our|the)\s+(?:new\s+)?(.+)",
+    r"\bfor\s+(?:our|the)\s+(?:new\s+)?(.+)",
+)]
+_GOAL_PRODUCT_END = re.compile(
+    r"\s+(?:to|for|this|next|among|in|at|with|by|during|before|after|across|so|and|that|"
+    r"which|who|from|on|as|around)\b|[,.;:!?()\n]", re.I)
+
+
+def goal_product(goal: str) -> str | None:
+    """The product or offer the goal names, if it names one."""
+    for pattern in _GOAL_PRODUCT:
+        m = pattern.search(goal)
+        if not m:
+            continue
+        rest = m.group(1)
+        cut = _GOAL_PRODUCT_END.search(rest)
+        phrase = (rest[:cut.start()] if cut else rest).strip(" -")
+        if 2 <= len(phrase) <= 60 and len(phrase.split()) <= 6 and not re.match(
+                r"^(?:us|more|people|customers|sales|awareness|visits?)\b", phrase, re.I):
+            return phrase
+    return None
+
+
+def products_for(goal: str, brand: BrandOut | None) -> list[str]:
+    """What the campaign promotes, first the product its goal names, then the brand's own."""
+    named = goal_product(goal)
+    own = list(brand.products) if brand else []
+    out = [named] if named else []
+    out += [p for p in own if not named or p.lower() != named.lower()]
+    return out or ["our products"]

@@ -17,13 +17,14 @@ from engine.llm.offline.campaign.common import (
     city,
     first_name,
 )
+from engine.markdown import list_items, table_rows
 from engine.pipelines.base import NoteOut, Review, ReviewTask, ScoreOut
 from engine.pipelines.campaign.brands import BrandOut
 from engine.pipelines.campaign.channels import LABELS
 from engine.pipelines.campaign.compliance import claim_rules, find_claims
 from engine.pipelines.campaign.creators import known_creators, parse_shortlist, shortlist_entries
 from engine.pipelines.campaign.outreach import Message, parse_outreach
-from engine.pipelines.campaign.text import amount, budget_total, find_section, sections, table_rows
+from engine.pipelines.campaign.text import amount, budget_total, find_section, sections
 
 HYPE = re.compile(r"\b(amazing|incredible|revolutionary|best[- ]ever|insane|unbelievable|"
                   r"game[- ]changer|world[- ]class|epic|mind[- ]blowing)\b", re.I)
@@ -229,8 +230,8 @@ def _evaluate_plan(r: _Rubric, task: ReviewTask) -> None:
     found = _required(r, task.content, {
         "Schedule": ("schedule", "timeline"), "Deliverables per creator": ("deliverable",),
         "Budget": ("budget",), "KPIs": ("kpi", "metric")})
-    if found["Schedule"] and len(table_rows(found["Schedule"]) or re.findall(
-            r"^\s*[-*]\s", found["Schedule"], re.M)) < 3:
+    schedule = found["Schedule"]
+    if schedule and len(table_rows(schedule) or list_items(schedule.split("\n"))[0]) < 3:
         r.lose("completion", 1, "Give the schedule at least three dated steps.")
     if found["Deliverables per creator"] is not None:
         rows = table_rows(found["Deliverables per creator"] or "")

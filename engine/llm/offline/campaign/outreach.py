@@ -16,6 +16,7 @@ from engine.llm.offline.campaign.common import (
     city,
     feedback_mentions,
     first_name,
+    products_for,
     sanitize,
     wants_compliance_fix,
     wants_shorter,
@@ -59,7 +60,7 @@ def _message(channel: str, e: dict[str, Any], *, brand: BrandOut | None, brand_n
     """(subject or title, body) for one creator on one channel, in the brand's register."""
     first = first_name(e.get("name") or e["handle"])
     easy = casual(brand)
-    product = (brand.products[0] if brand and brand.products else "our products")
+    product = products_for(goal, brand)[0]
     place = city(brand.location) if brand else ""
     ask = PLATFORM_ASK.get(e.get("platform", ""), "one sponsored post")
     offer = _offer(e, budget, n)

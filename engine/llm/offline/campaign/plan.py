@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from engine.llm.offline.campaign.brief import success_metrics
 from engine.llm.offline.campaign.common import _sentence_case, brand_name_of, brand_of
 from engine.llm.offline.campaign.outreach import PLATFORM_SHORT
+from engine.markdown import list_items
 from engine.pipelines.base import DraftTask
 from engine.pipelines.campaign.channels import LABELS
 from engine.pipelines.campaign.creators import per_creator_budget
@@ -25,10 +25,10 @@ from engine.pipelines.campaign.text import find_section, sections
 def _kpis_from_brief(brief: str) -> list[Kpi]:
     body = find_section(sections(brief), "success", "metric", "kpi") or ""
     kpis = []
-    for line in body.splitlines():
-        m = re.match(r"^\s*[-*]\s+([^:]+):\s*(.+)$", line)
-        if m:
-            kpis.append(Kpi(name=m.group(1).strip(), target=m.group(2).strip()))
+    for item in list_items(body.split("\n"))[0]:
+        name, colon, target = item.partition(":")
+        if colon and name.strip() and target.strip():
+            kpis.append(Kpi(name=name.strip(), target=target.strip()))
     return kpis
 
 

@@ -14,6 +14,7 @@ if TYPE_CHECKING:
 
 from engine.llm.offline.protocol.common import (  # package-internal helpers
     _QUOTED,
+    _topic_in,
 )
 
 
@@ -61,8 +62,11 @@ _REMOVE_TOPIC = re.compile(
     r"(?:step|part|bit|line|sentence|section|mention)s?\s+(?:about|on|mentioning|with)\s+"
     r"(?:the\s+)?([^.,;!?\n]+)", re.I)
 _NO_TOPIC = re.compile(r"\b(?:don't|do not|no need to)\s+mention\s+([^.,;!?\n]+)", re.I)
+_REMOVE_SHORT = re.compile(
+    r"\b(?:remove|drop|delete|cut|take out)\s+(?:the\s+)?([a-z][a-z -]{2,30}?)\s+steps?\b", re.I)
 _NEW_TITLE = re.compile(
-    r"(?:\b(?:change|rename)\s+(?:the\s+)?(?:title|it|this)\s+(?:to\s+)?|\bcall\s+it\s+)"
+    r"(?:\b(?:change|rename)\s+(?:the\s+)?(?:title|it|this)\s+(?:to\s+)?|\bcall\s+it\s+|"
+    r"\btitle\s+it\s+)"
     r"[\"\u201c']?([^\"\u201d'\n]{3,60})[\"\u201d']?", re.I)
 
 
@@ -130,6 +134,11 @@ def _read_request(text: str, asks: _Asks, *, from_human: bool) -> None:
         asks.add_topics += topics
         for m in list(_REMOVE_TOPIC.finditer(text)) + list(_NO_TOPIC.finditer(text)):
             asks.remove_topics.append(m.group(1))
+        asks.remove_topics += [m.group(1) for m in _REMOVE_SHORT.finditer(text)
+                               if not _has(m.group(1), r"\b(last|first|second|third|extra|new)\b")]
+        # A later "remove the journal step" overrules an earlier "add a step about journaling".
+        asks.add_topics = [t for t in asks.add_topics if t in topics or not any(
+            _topic_in(r, t) or _topic_in(t, r) for r in asks.remove_topics)]
         if m := _NEW_TITLE.search(text):
             asks.title = m.group(1)
 

@@ -5,7 +5,6 @@ and are imported by the offline drafter and critics modules only."""
 
 from __future__ import annotations
 
-import hashlib
 import html
 import re
 from dataclasses import dataclass
@@ -30,9 +29,6 @@ _PROFESSIONAL = re.compile(lib.PROFESSIONAL_PATTERN, re.I)
 _SECOND_PERSON = re.compile(r"\b(you|your|yours|yourself|you're|you'll|you've|you'd)\b", re.I)
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]?\s+(?=[\"'(\[]?[A-Z0-9])")
-_HEADING = re.compile(r"^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
-_NUMBERED = re.compile(r"^\s{0,3}(\d{1,2})[.)]\s+(.*)$")
-_BULLET = re.compile(r"^\s{0,3}[-*+\u2022]\s+(.*)$")
 _QUOTED = re.compile(r"\"([^\"\n]{6,})\"|\u201c([^\u201d\n]{6,})\u201d")
 _PROMISE = re.compile(r"\b(cures?|guarantee[sd]?|will never (feel|be) \w+ again|"
                       r"permanently (fix|cure)|100% effective)\b", re.I)
@@ -243,9 +239,23 @@ def _choose_score(text: str) -> float:
     return max(_exercise_scores(text).values())
 
 
+def named_technique(intent: str) -> str | None:
+    """The exercise type whose name (the templates' "names") the request uses first."""
+    low = " " + clean_user_text(intent).lower().replace("\u2019", "'")
+    found = []
+    for key, template in lib.TEMPLATES.items():
+        for name in template.get("names", ()):
+            if m := re.search(r"\b" + name, low):
+                found.append((m.start(), key))
+    return min(found)[1] if found else None
+
+
 def choose_exercise(intent: str) -> str:
-    """The exercise type whose keywords the intent matches best (ties: library order;
-    nothing matched: the library's stable default)."""
+    """The technique the request names, else the exercise type whose keywords the intent
+    matches best (ties: library order; nothing matched: the library's stable default)."""
+    named = named_technique(intent)
+    if named:
+        return named
     best, best_score = lib.DEFAULT_EXERCISE, 0.0
     for key, score in _exercise_scores(intent).items():
         if score > best_score:
@@ -271,34 +281,53 @@ class _Context:
     situation: str | None
     label: str
     seed: int
+    feared: str | None = None
+    """What the request says the person fears (intent.Request)."""
+    event: str | None = None
+    """What the request says the person keeps going over."""
+    urges: bool = False
+    """The request is about urges to self-harm."""
+
+    @property
+    def situated(self) -> str | None:
+        """The set of steps built from the request's own situation that applies (library
+        SITUATIONS), if any: urges first, whatever the technique."""
+        have = {"urges": self.urges, "feared": self.feared, "event": self.event}
+        for name, sit in lib.SITUATIONS.items():
+            if have.get(sit["needs"]) and (sit["for"] == "*" or self.exercise in sit["for"]):
+                return name
+        return None
 
     @property
     def template(self) -> dict[str, Any]:
-        return lib.TEMPLATES[self.exercise]
+        base = lib.TEMPLATES[self.exercise]
+        name = self.situated
+        if name is None:
+            return base
+        over = {k: v for k, v in lib.SITUATIONS[name].items()
+                if k not in ("for", "needs", "default_exercise")}
+        return {**base, **over}
 
     def fill(self, text: str) -> str:
         out = text.replace("{setting}", self.profile["setting"]).replace(
             "{support}", self.profile["support"])
+        out = out.replace("{feared}", self.feared or "it").replace(
+            "{event}", self.event or "it")
         return _plain(out) if self.profile["plain"] else out
 
 
-def _context(data: dict[str, Any]) -> _Context:
-    intent = str(data.get("intent") or "")
-    audience = str(data.get("audience") or "adults")
-    requested = data.get("exercise_type")
-    exercise = requested if requested in lib.TEMPLATES else choose_exercise(intent)
-    profile = _profile(audience)
-    everywhere = f" {audience} {intent} ".lower()
-    region = "uk" if any(m in everywhere for m in lib.UK_MARKERS) else "us"
-    label = profile["label"]
-    if profile is lib.AUDIENCES[-1]:
-        custom = _safe_fragment(audience, max_words=6)
-        if custom and custom.lower() not in ("adults", "adult", "general", "everyone", "all"):
-            label = custom
-    seed_text = f"{' '.join(intent.split())}|{' '.join(audience.split())}|{exercise}"
-    seed = int(hashlib.sha256(seed_text.encode("utf-8")).hexdigest()[:8], 16)
-    return _Context(intent, audience, exercise, profile, region,
-                    situation_from_intent(intent), label, seed)
+def _topic_key(topic: str) -> str:
+    words = [w for w in _norm(topic).split() if w not in
+             ("a", "an", "the", "some", "my", "your", "their", "about", "how", "to")]
+    return " ".join(words[:4])
+
+
+def _topic_in(topic: str, text: str) -> bool:
+    key = _topic_key(topic)
+    if not key:
+        return False
+    stem = key.split()[0][:5] if len(key.split()) == 1 else key
+    return stem in _norm(text)
 
 
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from engine.llm.offline.protocol.common import _BULLET, _HEADING, _NUMBERED, _norm, _sentences
+from engine import markdown as md
+from engine.llm.offline.protocol.common import _norm, _sentences
 from engine.pipelines.protocol.models import ProtocolDraft
 from engine.pipelines.protocol.text import render_protocol
 
@@ -57,37 +58,6 @@ def _canonical(heading: str) -> str | None:
     return None
 
 
-def _items(lines: list[str]) -> tuple[list[str], list[str], bool, bool]:
-    """List items (with their continuation lines) and the other paragraphs."""
-    items: list[str] = []
-    paragraphs: list[str] = []
-    numbered = bulleted = False
-    current: list[str] | None = None
-    para: list[str] = []
-    for line in lines:
-        m_num, m_bul = _NUMBERED.match(line), _BULLET.match(line)
-        if m_num or m_bul:
-            if para:
-                paragraphs.append(" ".join(para))
-                para = []
-            numbered |= bool(m_num)
-            bulleted |= not m_num
-            current = [m_num.group(2) if m_num else m_bul.group(1)]
-            items.append(current[0].strip())
-        elif not line.strip():
-            current = None
-            if para:
-                paragraphs.append(" ".join(para))
-                para = []
-        elif current is not None and line.startswith((" ", "\t")):
-            items[-1] = (items[-1] + " " + line.strip()).strip()
-        else:
-            current = None
-            para.append(line.strip())
-    if para:
-        paragraphs.append(" ".join(para))
-    return [i for i in items if i], [p for p in paragraphs if p], numbered, bulleted
-
 
 def _paragraphs(lines: list[str]) -> str:
     return "\n".join(lines).strip()
@@ -96,32 +66,30 @@ def _paragraphs(lines: list[str]) -> str:
 def parse_protocol(text: str) -> _Doc:
     """Split protocol Markdown into its sections; tolerant of human edits."""
     doc = _Doc()
-    blocks: list[tuple[str | None, str, list[str]]] = [("lead", "", [])]
-    for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n"):
-        m = _HEADING.match(line)
-        if m and len(m.group(1)) <= 2 and m.group(2):
-            name = m.group(2).strip()
-            canon = _canonical(name)
-            if len(m.group(1)) == 1 and not doc.title and _norm(name) not in _BARE_SECTIONS:
-                doc.title = name
-                doc.found.add("title")
-                continue
-            blocks.append((canon, name, []))
+    blocks: list[tuple[str | None, str, list[str]]] = []
+    for sec in md.sections(text.replace("\r\n", "\n").replace("\r", "\n"), max_level=2):
+        name = sec.title.strip()
+        if sec.level == 0:
+            blocks.append(("lead", "", sec.lines))
+        elif sec.level == 1 and not doc.title and _norm(name) not in _BARE_SECTIONS:
+            doc.title = name  # the title's own lines belong to the section above it
+            doc.found.add("title")
+            blocks[-1][2].extend(sec.lines)
         else:
-            blocks[-1][2].append(line)
+            blocks.append((_canonical(name), name, sec.lines))
 
     seen_steps = False
     for canon, heading, lines in blocks:
         if canon == "lead":
-            numbered = [m.group(2).strip() for ln in lines if (m := _NUMBERED.match(ln))]
+            numbered = [m.group(2).strip() for ln in lines if (m := md.NUMBERED.match(ln))]
             doc.loose_steps += numbered
-            doc.lead += [p for p in _paragraph_blocks(lines) if p]
+            doc.lead += [p for p in md.paragraphs(lines) if p]
             continue
         if canon is None:
             body = _paragraphs(lines)
             (doc.extras_after if seen_steps else doc.extras_before).append((heading, body))
             doc.loose_steps += [m.group(2).strip() for ln in lines
-                                if (m := _NUMBERED.match(ln))]
+                                if (m := md.NUMBERED.match(ln))]
             continue
         doc.found.add(canon)
         if canon == "purpose":
@@ -132,7 +100,7 @@ def parse_protocol(text: str) -> _Doc:
             doc.safety = (doc.safety + "\n\n" + body).strip() if doc.safety else body
         elif canon == "steps":
             seen_steps = True
-            items, paras, _, bulleted = _items(lines)
+            items, paras, _, bulleted = md.list_items(lines)
             doc.steps += items
             doc.bulleted_steps |= bulleted
             if paras:
@@ -140,24 +108,12 @@ def parse_protocol(text: str) -> _Doc:
                 doc.purpose = (doc.purpose + "\n\n" + intro).strip()
         elif canon == "reflection":
             seen_steps = True
-            items, paras, _, _ = _items(lines)
+            items, paras, _, _ = md.list_items(lines)
             for p in paras:
                 items += _sentences(p)
             doc.reflection += items
     return doc
 
-
-def _paragraph_blocks(lines: list[str]) -> list[str]:
-    out, cur = [], []
-    for line in lines:
-        if line.strip():
-            cur.append(line.strip())
-        elif cur:
-            out.append("\n".join(cur))
-            cur = []
-    if cur:
-        out.append("\n".join(cur))
-    return out
 
 
 def _render_extras(extras: list[tuple[str, str]]) -> str:

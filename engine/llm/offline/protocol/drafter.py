@@ -24,12 +24,13 @@ from engine.llm.offline.protocol.common import (  # package-internal helpers
     MIN_STEPS,
     _cap,
     _Context,
-    _context,
     _end,
     _norm,
     _plain,
     _safe_fragment,
     _sentences,
+    _topic_in,
+    _topic_key,
     _words,
 )
 from engine.llm.offline.protocol.compose import _crisis_line, _first_draft, _purpose, _safety_note
@@ -49,13 +50,13 @@ from engine.llm.offline.protocol.edits import (
     _shorten_step,
     _simplify_text,
     _top_up_steps,
-    _topic_in,
-    _topic_key,
     _topic_step,
     _trim_steps,
     _unjudge,
     _warm,
 )
+from engine.llm.offline.protocol.feedback import apply_feedback
+from engine.llm.offline.protocol.intent import _context
 
 
 def _revise(doc: _Doc, ctx: _Context, asks: _Asks) -> _Doc:
@@ -148,5 +149,7 @@ def draft_protocol(task: DraftTask) -> ProtocolDraft:
         doc = _first_draft(ctx)
         if task.notes or task.feedback:
             doc = _revise(parse_protocol(_render(doc)), ctx, asks)
+    if task.feedback:
+        apply_feedback(doc, ctx, task.feedback)
     _self_screen(doc, ctx)
     return _to_draft(doc)

@@ -7,16 +7,15 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from engine import markdown as md
 from engine.llm.offline.protocol import library as lib
 
 if TYPE_CHECKING:
     pass
 
 from engine.llm.offline.protocol.common import (  # package-internal helpers
-    _BULLET,
     _CRISIS,
     _JUDGEMENTAL,
-    _NUMBERED,
     _PROFESSIONAL,
     LONG_STEP_WORDS,
     MAX_STEPS,
@@ -33,11 +32,13 @@ from engine.llm.offline.protocol.common import (  # package-internal helpers
     _sentences,
     _syllables,
     _tidy,
+    _topic_in,
     _validating_count,
     _words,
 )
 from engine.llm.offline.protocol.compose import _purpose, _safety_note, _template_steps, _title
 from engine.llm.offline.protocol.doc import _Doc, _render
+from engine.llm.offline.protocol.feedback import imperative
 
 
 def _remove_text(doc: _Doc, target: str) -> bool:
@@ -208,21 +209,9 @@ def _trim_steps(doc: _Doc, limit: int, protected: list[str]) -> None:
             del doc.steps[-2]
 
 
-def _topic_key(topic: str) -> str:
-    words = [w for w in _norm(topic).split() if w not in
-             ("a", "an", "the", "some", "my", "your", "their", "about", "how", "to")]
-    return " ".join(words[:4])
-
-
-def _topic_in(topic: str, text: str) -> bool:
-    key = _topic_key(topic)
-    if not key:
-        return False
-    stem = key.split()[0][:5] if len(key.split()) == 1 else key
-    return stem in _norm(text)
-
-
 def _topic_step(ctx: _Context, topic: str) -> str | None:
+    if step := imperative(topic):  # "add a step about riding one floor": that action
+        return step
     low = topic.lower()
     for keys, step in lib.TOPIC_STEPS:
         if any(k in low for k in keys):
@@ -284,7 +273,7 @@ def _restructure_lead(doc: _Doc) -> None:
     for para in doc.lead:
         units: list[tuple[str, bool]] = []
         for line in para.split("\n"):
-            m = _NUMBERED.match(line) or _BULLET.match(line)
+            m = md.NUMBERED.match(line) or md.BULLET.match(line)
             units += [(m.group(m.re.groups), True)] if m else [(u, False) for u in
                                                                 _sentences(line)]
         for unit, listed in units:

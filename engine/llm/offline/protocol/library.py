@@ -54,6 +54,8 @@ TEMPLATES: dict[str, dict[str, Any]] = _EXERCISES["templates"]
 DEFAULT_EXERCISE: str = _EXERCISES["default_exercise"]
 TOPIC_STEPS: tuple[tuple[tuple[str, ...], str], ...] = _EXERCISES["topic_steps"]
 JOURNAL_STEP: str = _EXERCISES["journal_step"]
+SITUATIONS: dict[str, dict[str, Any]] = {
+    k: v for k, v in _EXERCISES["situations"].items() if not k.startswith("_")}
 
 AUDIENCES: tuple[dict[str, Any], ...] = _LANGUAGE["audiences"]
 CRISIS_LINES: dict[str, tuple[str, ...]] = _LANGUAGE["crisis_lines"]

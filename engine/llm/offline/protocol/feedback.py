@@ -1,0 +1,183 @@
+"""Simple structured feedback a person gives on a protocol draft, applied by the offline
+Drafter: "add a step about X" (an action becomes that step), "mention Y", "offer Z", "make
+it specific to W". A comment the drafter has no rule for is not dropped silently: it is
+listed under "Open points" in the revision, so the reviewer sees it was not applied."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass, field, replace
+
+from engine.llm.offline.protocol import library as lib
+from engine.llm.offline.protocol.asks import _Asks, _read_request, _topics_to_add
+from engine.llm.offline.protocol.common import (
+    MAX_STEPS,
+    _cap,
+    _Context,
+    _end,
+    _norm,
+    _safe_fragment,
+    _to_second_person,
+    _topic_in,
+)
+from engine.llm.offline.protocol.doc import _Doc
+
+OPEN_POINTS = "Open points"
+_NEGATED = re.compile(r"\b(?:don't|do not|no need to|never|stop)\s+$", re.I)
+_MENTION = re.compile(
+    r"\b(?:mention|talk about|refer to|touch on|bring up|remind (?:them|the client) (?:of|about))"
+    r"\s+(?!(?:an?|one|another|the)?\s*(?:step|section|part)s?\b)([^.;!?\n]{3,80})", re.I)
+_OFFER = re.compile(
+    r"\b(?:offer|provide|recommend|suggest|give (?:them|her|him|the client))\s+"
+    r"(?!(?:an?|one|another)?\s*(?:step|section)s?\b)([^.;!?\n]{3,80})", re.I)
+_SPECIFIC = re.compile(
+    r"\b(?:make (?:it|this|the (?:exercise|steps))\s+(?:more\s+)?(?:specific|relevant|"
+    r"tailored)\s+(?:to|for|about)|tailor (?:it|this)\s+(?:to|for)|adapt (?:it|this)\s+"
+    r"(?:to|for)|focus (?:it|this)\s+on)\s+([^.;!?\n]{3,80})", re.I)
+_VAGUE = {"the situation", "their situation", "your situation", "the client", "them", "it",
+          "the person", "this person", "the case", "the intent", "the request"}
+_NOT_GERUNDS = {"something", "anything", "nothing", "everything", "morning", "evening",
+                "feeling", "feelings", "thing", "things", "ceiling", "building", "wedding",
+                "during", "spring", "string", "ring", "king", "bring", "sibling", "meeting"}
+
+
+@dataclass
+class Feedback:
+    steps: list[str] = field(default_factory=list)
+    """Actions to add as steps, already imperative."""
+    mentions: list[str] = field(default_factory=list)
+    offers: list[str] = field(default_factory=list)
+    specific: str | None = None
+    unapplied: list[str] = field(default_factory=list)
+
+
+def imperative(phrase: str) -> str | None:
+    """ "riding one floor with a friend" -> "Ride one floor with a friend." (None when the
+    phrase does not start with an action)."""
+    words = phrase.split()
+    if len(words) < 2:  # "journaling" alone is a topic (library.TOPIC_STEPS), not an action
+        return None
+    first = words[0].lower()
+    if not first.endswith("ing") or len(first) < 5 or first in _NOT_GERUNDS:
+        return None
+    stem = first[:-3]
+    if len(stem) >= 2 and stem[-1] == stem[-2] and stem[-1] not in "lsz":
+        stem = stem[:-1]  # sitting -> sit, shopping -> shop
+    elif stem.endswith(("c", "v", "th", "dg", "at", "iz", "ys")) or re.fullmatch(
+            r"[aeiou][^aeiouwxy]", stem) or (
+            len(stem) <= 4 and re.fullmatch(r".*[^aeiou][aeiou][^aeiouwxy]", stem)):
+        stem += "e"  # noticing -> notice, riding -> ride, taking -> take, using -> use
+    text = " ".join([stem, *words[1:]])
+    safe = _safe_fragment(text, max_words=16)
+    return _end(_cap(_to_second_person(safe))) if safe else None
+
+
+def _phrases(pattern: re.Pattern[str], comment: str) -> list[str]:
+    out = []
+    for m in pattern.finditer(comment):
+        if not _NEGATED.search(comment[:m.start()]):
+            out.append(m.group(1).strip().rstrip(",").strip())
+    return out
+
+
+def _requests(comments: list[str]) -> list[str]:
+    """Each sentence of each comment: one comment may ask for several things."""
+    return [p.strip() for c in comments for p in re.split(r"(?<=[.!?;])\s+|\n+", c)
+            if len(p.strip()) > 2]
+
+
+def read_feedback(comments: list[str]) -> Feedback:
+    fb = Feedback()
+    for comment in _requests(comments):
+        before = len(fb.steps) + len(fb.mentions) + len(fb.offers)
+        for topic in _topics_to_add(comment):
+            if step := imperative(topic):
+                fb.steps.append(step)
+        removed = _removed_topics(comment)
+        fb.steps = [s for s in fb.steps if not any(_topic_in(r, s) for r in removed)]
+        for phrase in _phrases(_MENTION, comment):
+            step = imperative(phrase)
+            (fb.steps if step else fb.mentions).append(step or phrase)
+        fb.offers += _phrases(_OFFER, comment)
+        specific = _phrases(_SPECIFIC, comment)
+        if specific:
+            fb.specific = specific[-1]
+        found = len(fb.steps) + len(fb.mentions) + len(fb.offers) > before or specific
+        if not found and not _asks_anything(comment):
+            fb.unapplied.append(" ".join(comment.split()))
+    return fb
+
+
+def _removed_topics(comment: str) -> list[str]:
+    asks = _Asks()
+    _read_request(comment, asks, from_human=True)
+    return asks.remove_topics
+
+
+def _asks_anything(comment: str) -> bool:
+    """Whether the drafter's other rules (asks.py) read any request in the comment."""
+    asks = _Asks()
+    _read_request(comment, asks, from_human=True)
+    return asdict(asks) != asdict(_Asks())
+
+
+def _sentence(template: str, phrase: str) -> str | None:
+    safe = _safe_fragment(phrase, max_words=12)
+    return template.format(_to_second_person(safe)) if safe else None
+
+
+def _add_step(doc: _Doc, step: str) -> None:
+    if any(_norm(step.rstrip(".")) in _norm(s) for s in doc.steps):
+        return
+    if len(doc.steps) >= MAX_STEPS:
+        doc.steps.pop(-2)  # the step before the last: the last one closes the exercise
+    doc.steps.insert(max(0, len(doc.steps) - 1), step)
+
+
+def _add_to_purpose(doc: _Doc, sentence: str | None) -> None:
+    if sentence and _norm(sentence) not in _norm(doc.purpose):
+        doc.purpose = (_end(doc.purpose) + " " + sentence).strip()
+
+
+def _make_specific(doc: _Doc, ctx: _Context, target: str) -> None:
+    phrase = ctx.situation if target.lower() in _VAGUE else target
+    safe = _safe_fragment(phrase or "", max_words=10)
+    if not safe:
+        return
+    safe = _to_second_person(safe)
+    situated = replace(ctx, feared=safe, event=safe)
+    name = situated.situated
+    if name in ("exposure", "rumination"):
+        # The steps themselves are rebuilt around the situation.
+        doc.steps = [situated.fill(core + (" " + warm if warm else ""))
+                     for core, warm in lib.SITUATIONS[name]["steps"]]
+    else:
+        _add_step(doc, f"Think of a moment with {safe} that you want to use this for, and "
+                       f"practise these steps with that moment in mind.")
+    _add_to_purpose(doc, f"It is written with {safe} in mind.")
+
+
+def _note_unapplied(doc: _Doc, comments: list[str]) -> None:
+    lines = [f'- Not applied: "{c}" (the offline drafter has no rule for this request; '
+             "edit the draft or say it in other words)." for c in comments]
+    for i, (heading, body) in enumerate(doc.extras_after):
+        if heading.lower() == OPEN_POINTS.lower():
+            new = [ln for ln in lines if ln not in body]
+            doc.extras_after[i] = (heading, "\n".join([body, *new]).strip())
+            return
+    if lines:
+        doc.extras_after.append((OPEN_POINTS, "\n".join(lines)))
+
+
+def apply_feedback(doc: _Doc, ctx: _Context, comments: list[str]) -> None:
+    """Every person's comment on the run, oldest first; applying one again changes nothing."""
+    fb = read_feedback(comments)
+    if fb.specific:
+        _make_specific(doc, ctx, fb.specific)
+    for step in fb.steps:
+        _add_step(doc, step)
+    for phrase in fb.mentions:
+        _add_to_purpose(doc, _sentence("Keep {} in mind as you work through the steps.", phrase))
+    for phrase in fb.offers:
+        _add_to_purpose(doc, _sentence("You can also use {} alongside this exercise.", phrase))
+    _note_unapplied(doc, fb.unapplied)
