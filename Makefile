@@ -25,9 +25,10 @@ system-deps:
 	  else echo "warning: not root; install chromium, poppler-utils and postgresql to run every test"; fi; \
 	fi
 
+# The app and a worker process under one command (Ctrl+C stops both), on 127.0.0.1 unless
+# DRAFTROOM_SERVER_ADDRESS says otherwise (which needs sign-in: see README, Configuration).
 run: $(STAMP)
-	$(PY) -m engine migrate
-	$(PY) -m streamlit run app.py --server.port $(PORT) --server.headless true --browser.gatherUsageStats false
+	$(PY) -m engine serve --port $(PORT)
 
 worker: $(STAMP)
 	$(PY) -m engine worker

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import streamlit as st
 
+from engine.interfaces.serve import refusal
 from ui.budget_banner import budget_banner
 from ui.sidebar import render_sidebar
 from ui.startup import prepare_database
@@ -37,6 +38,13 @@ SECTIONS: dict[str, list[tuple[str, str, str]]] = {
         ("pages/settings.py", "Settings", ":material/settings:"),
     ],
 }
+
+# Served beyond this machine only with sign-in configured (`make run` checks it first; this
+# catches a bare `streamlit run app.py --server.address ...`).
+refused = refusal(st.get_option("server.address") or "127.0.0.1")
+if refused:
+    st.error(refused, icon=":material/lock:")
+    st.stop()
 
 prepare_database()
 nav = {

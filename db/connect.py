@@ -4,18 +4,19 @@ pragmas, and the process's schema lock. Both the session (db/session.py) and the
 
 from __future__ import annotations
 
-import os
 import threading
 
 from sqlalchemy import event
 from sqlalchemy.engine import Engine
 from sqlmodel import create_engine
 
+from engine.config import settings
+
 DEFAULT_URL = "sqlite:///draftroom.db"
 
 
 def database_url() -> str:
-    return os.environ.get("DATABASE_URL") or DEFAULT_URL
+    return settings().database_url
 
 
 def _sqlite_pragmas(dbapi_conn, _record) -> None:  # type: ignore[no-untyped-def]

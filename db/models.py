@@ -268,11 +268,11 @@ class Creator(SQLModel, table=True):
 
 
 class Setting(SQLModel, table=True):
-    """Ops settings (engine/settings.py): monthly budgets per kind, the default run budget."""
+    """Ops settings (engine/ops_settings.py): monthly budgets per kind, the default run budget."""
 
     key: str = Field(primary_key=True, max_length=64)
     value: str = ""
-    """JSON text; engine/settings.py parses and validates it."""
+    """JSON text; engine/ops_settings.py parses and validates it."""
     updated_by: str = Field(default="", max_length=120)
     updated_at: datetime = Field(default_factory=utcnow)
 

@@ -157,9 +157,9 @@ def seed_demo(*, calls: int = 1_000_000, runs: int = 50_000, big_run_calls: int 
 def _demo_budgets(end: datetime) -> None:
     """Monthly budgets that put this month's spend at ~85% (protocol) and ~105% (campaign),
     so both alerts show; only where no budget is set yet."""
-    from engine import settings
+    from engine import ops_settings
 
-    current = settings.get_ops_settings()
+    current = ops_settings.get_ops_settings()
     month = end.date().replace(day=1)
     with get_engine().connect() as conn:
         spend = dict(conn.execute(
@@ -167,10 +167,10 @@ def _demo_budgets(end: datetime) -> None:
             {"d": month.isoformat()}).all())
     for kind, share in (("protocol", 0.85), ("campaign", 1.05)):
         if current.monthly_budgets.get(kind) is None and spend.get(kind):
-            settings.set_monthly_budget(kind=kind, usd=round(float(spend[kind]) / share, 2),
+            ops_settings.set_monthly_budget(kind=kind, usd=round(float(spend[kind]) / share, 2),
                                         actor="seed-demo")
     if current.default_run_budget_usd is None:
-        settings.set_default_run_budget(usd=2.0, actor="seed-demo")
+        ops_settings.set_default_run_budget(usd=2.0, actor="seed-demo")
 
 
 def _prompt_versions(conn: Connection, end: datetime) -> dict[str, list[tuple[int, datetime]]]:

@@ -122,6 +122,10 @@ def approval_state(policy: ApprovalPolicy, acts: Iterable[tuple[str, str, bool]]
     return ApprovalState(policy=policy, approvers=names, verified=verified)
 
 
+# Acts that change who works on a run or what it may spend, not the version under review.
+_KEEPS_APPROVALS = frozenset({"assign", "budget"})
+
+
 def approvals_since_review(s: Session, run_id: int, draft_id: int | None
                            ) -> list[tuple[str, str, bool]]:
     """The approvals of `draft_id` since the run last came back for review, as (actor, action,
@@ -133,7 +137,7 @@ def approvals_since_review(s: Session, run_id: int, draft_id: int | None
         if a.action.startswith("approve"):
             if a.draft_id == draft_id:
                 out.append((a.actor, a.action, a.verified))
-        elif a.action != "assign":
+        elif a.action not in _KEEPS_APPROVALS:
             out = []
     return out
 

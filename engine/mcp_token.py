@@ -12,7 +12,6 @@ first start and printed once to stderr. More: `python -m engine mcp-token new NA
 from __future__ import annotations
 
 import hashlib
-import os
 import secrets
 
 from pydantic import BaseModel
@@ -20,6 +19,7 @@ from sqlmodel import Session, select
 
 from db.models import ApiToken
 from db.session import session_scope
+from engine.config import settings
 from engine.errors import InvalidInput
 from engine.identity import person_key, require
 from engine.text import clean_text
@@ -99,11 +99,11 @@ def ensure_http_token() -> tuple[str, str] | None:
     """At an HTTP server's start: store DRAFTROOM_MCP_TOKEN's hash if it is set, or make the
     first token when none is active. Returns (name, token) to print once (a new one), else
     None."""
-    given = os.environ.get("DRAFTROOM_MCP_TOKEN", "").strip()
+    given = settings().mcp_token or ""
     with session_scope() as s:
         if given:
             if token_name(given) is None:
-                name = _name(os.environ.get("DRAFTROOM_MCP_TOKEN_NAME") or "mcp")
+                name = _name(settings().mcp_token_name or "mcp")
                 _store(s, name, given, "DRAFTROOM_MCP_TOKEN")
             return None
         if s.exec(select(ApiToken.id).where(ApiToken.revoked == False)).first():  # noqa: E712

@@ -31,7 +31,7 @@ from sqlalchemy.engine import Connection, Engine
 
 from db.models import CallLatency, CallRollup, HumanAction, LLMCall, Run
 from db.session import get_engine
-from engine import rollup, settings
+from engine import ops_settings, rollup
 
 DIMENSIONS = ("kind", "model", "agent", "stage")
 Dimension = Literal["kind", "model", "agent", "stage"]
@@ -349,7 +349,7 @@ def budget_status(*, today: date | None = None) -> list[BudgetStatus]:
     """This calendar month's (UTC) spend per kind against its monthly budget."""
     day = today or datetime.now(UTC).date()
     month = day.replace(day=1)
-    budgets = settings.get_ops_settings().monthly_budgets
+    budgets = ops_settings.get_ops_settings().monthly_budgets
     q = (select(CallRollup.kind, func.sum(CallRollup.cost_usd), func.sum(CallRollup.unpriced))
          .where(CallRollup.day >= month, CallRollup.day <= day).group_by(CallRollup.kind))
     with _connect() as conn:

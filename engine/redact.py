@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import logging
-import os
 import re
 from typing import Any
+
+from engine.config import setting
 
 _EMAIL = re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}")
 # Phone numbers: an optional +country code, then 7+ digits with common separators.
@@ -17,7 +18,7 @@ _API_KEY = re.compile(r"\bsk-[A-Za-z0-9_-]{8,}")
 
 
 def _pii_enabled() -> bool:
-    return os.environ.get("DRAFTROOM_REDACT_PII", "1").lower() not in ("0", "false", "no")
+    return bool(setting("redact_pii"))
 
 
 # Identifiers that end in digits ("worker-vm-1234567", "run_1234567", "id=4815162342"): the
@@ -56,7 +57,7 @@ def _phone_like(match: re.Match[str]) -> str:
 
 def redact_secrets_text(text: str) -> str:
     """API keys (the configured one, and anything shaped like one) out; everything else kept."""
-    key = os.environ.get("OPENAI_API_KEY")
+    key = setting("openai_api_key")
     if key and len(key) >= 8 and key in text:
         text = text.replace(key, "[api-key]")
     return _API_KEY.sub("[api-key]", text) if "sk-" in text else text  # the guard is cheaper

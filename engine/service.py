@@ -26,9 +26,9 @@ from engine.approval_policy import (
 from engine.audit_chain import append_act
 from engine.errors import ApprovalBlocked, InvalidInput, InvalidState, NotFound, StaleRun
 from engine.identity import require
+from engine.ops_settings import default_run_budget_usd
 from engine.pipelines.registry import PIPELINES, get_pipeline
 from engine.redact import redact_input, redact_secrets_text, redact_text
-from engine.settings import default_run_budget_usd
 from engine.signin import require_verified
 from engine.text import clean_text, content_hash
 from engine.validation import parse_input

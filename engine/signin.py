@@ -5,10 +5,10 @@ DRAFTROOM_REQUIRE_SIGNIN=1 (e.g. when the secrets come from elsewhere)."""
 
 from __future__ import annotations
 
-import os
 import tomllib
 from pathlib import Path
 
+from engine.config import settings
 from engine.errors import PermissionDenied
 
 __all__ = ["signin_configured", "require_verified"]
@@ -19,11 +19,9 @@ def _secrets_files() -> list[Path]:
 
 
 def signin_configured() -> bool:
-    forced = os.environ.get("DRAFTROOM_REQUIRE_SIGNIN", "").strip().lower()
-    if forced in ("1", "true", "yes"):
-        return True
-    if forced in ("0", "false", "no"):
-        return False
+    forced = settings().require_signin
+    if forced is not None:
+        return forced
     for path in _secrets_files():
         try:
             if "auth" in tomllib.loads(path.read_text()):

@@ -9,7 +9,7 @@ from datetime import UTC, datetime, time
 import pandas as pd
 import streamlit as st
 
-from engine import ops, settings
+from engine import ops, ops_settings
 from engine.errors import ServiceError
 from ui import reviewer
 from ui.budget_banner import budget_banner
@@ -28,10 +28,10 @@ st.subheader("Budgets")
 if st.session_state.pop("budgets_saved", False):
     st.success("Budgets saved.", icon=":material/check:")
 budget_banner()
-current = settings.get_ops_settings()
+current = ops_settings.get_ops_settings()
 status = {s.kind: s for s in ops.budget_status()}
-cols = st.columns(len(settings.KINDS))
-for col, kind in zip(cols, settings.KINDS, strict=True):
+cols = st.columns(len(ops_settings.KINDS))
+for col, kind in zip(cols, ops_settings.KINDS, strict=True):
     s = status.get(kind)
     spent = s.spent_usd if s else 0.0
     budget = current.monthly_budgets.get(kind)
@@ -46,8 +46,8 @@ with st.form("budgets"):
     st.markdown("Monthly budget per kind (USD; 0 for none). The sidebar and the Costs page "
                 "warn at 80% and at 100%.")
     inputs = {}
-    bcols = st.columns(len(settings.KINDS) + 1)
-    for col, kind in zip(bcols, settings.KINDS, strict=False):
+    bcols = st.columns(len(ops_settings.KINDS) + 1)
+    for col, kind in zip(bcols, ops_settings.KINDS, strict=False):
         inputs[kind] = col.number_input(f"{kind.title()} per month", min_value=0.0,
                                         value=float(current.monthly_budgets.get(kind) or 0.0),
                                         step=10.0, format="%.2f", key=f"budget_{kind}")
@@ -61,8 +61,8 @@ with st.form("budgets"):
     if st.form_submit_button("Save budgets", icon=":material/save:"):
         try:
             for kind, value in inputs.items():
-                settings.set_monthly_budget(kind=kind, usd=value or None, actor=who)
-            settings.set_default_run_budget(usd=run_default or None, actor=who)
+                ops_settings.set_monthly_budget(kind=kind, usd=value or None, actor=who)
+            ops_settings.set_default_run_budget(usd=run_default or None, actor=who)
             st.cache_data.clear()
             st.session_state["budgets_saved"] = True
             st.rerun()
@@ -79,7 +79,7 @@ st.caption("USD per 1M tokens. A call's cost is computed when it is made, with t
            "added for now takes effect ten seconds later, once every worker has read it.")
 if "price_added" in st.session_state:
     st.success(st.session_state.pop("price_added"), icon=":material/check:")
-rows = settings.list_prices()
+rows = ops_settings.list_prices()
 frame = pd.DataFrame([r.model_dump() for r in rows])
 now = datetime.now(UTC)
 live = frame[frame["in_force"]] if not frame.empty else frame
@@ -113,7 +113,7 @@ with st.form("add_price", clear_on_submit=False):
     if st.form_submit_button("Add price", icon=":material/add:"):
         start = datetime.combine(day, at, tzinfo=UTC)
         try:
-            row = settings.add_price(model=model, input_per_m=p_in, cached_input_per_m=p_cached,
+            row = ops_settings.add_price(model=model, input_per_m=p_in, cached_input_per_m=p_cached,
                                      output_per_m=p_out, actor=who,
                                      effective_from=max(start, datetime.now(UTC)))
             st.session_state["price_added"] = (

@@ -9,7 +9,7 @@ from sqlmodel import select
 
 from db.models import LLMCall, Run, Step
 from db.session import session_scope
-from engine import service, settings, views
+from engine import ops_settings, service, views
 from engine.errors import InvalidInput, PermissionDenied
 from engine.loop.leases import claim_run
 from engine.loop.supervisor import Supervisor
@@ -82,9 +82,9 @@ def test_an_unpriced_model_is_never_stopped_by_a_budget_it_cannot_measure(db_url
 
 def test_the_default_run_budget_comes_from_settings_and_a_start_can_override_it(
         db_url: str) -> None:
-    assert settings.default_run_budget_usd() is None
-    settings.set_default_run_budget(usd=0.75, actor="ops")
-    default = settings.default_run_budget_usd()
+    assert ops_settings.default_run_budget_usd() is None
+    ops_settings.set_default_run_budget(usd=0.75, actor="ops")
+    default = ops_settings.default_run_budget_usd()
     assert default == 0.75
     plain = service.start_run(kind="protocol", input=INTENT, actor="dr. lee",
                               default_budget_usd=default)
@@ -92,20 +92,20 @@ def test_the_default_run_budget_comes_from_settings_and_a_start_can_override_it(
                             params={"budget_usd": 5.0}, default_budget_usd=default)
     assert views.get_run(plain).budget_usd == 0.75
     assert views.get_run(own).budget_usd == 5.0
-    settings.set_default_run_budget(usd=None, actor="ops")
-    assert settings.default_run_budget_usd() is None
+    ops_settings.set_default_run_budget(usd=None, actor="ops")
+    assert ops_settings.default_run_budget_usd() is None
 
 
 def test_budget_settings_are_validated(db_url: str) -> None:
     for bad in (-1.0, 0.0, 2_000_000.0):
         with pytest.raises(InvalidInput):
-            settings.set_monthly_budget(kind="protocol", usd=bad, actor="ops")
+            ops_settings.set_monthly_budget(kind="protocol", usd=bad, actor="ops")
     with pytest.raises(InvalidInput, match="Unknown kind"):
-        settings.set_monthly_budget(kind="podcast", usd=10, actor="ops")
+        ops_settings.set_monthly_budget(kind="podcast", usd=10, actor="ops")
     with pytest.raises(InvalidInput, match="who you are"):
-        settings.set_default_run_budget(usd=1.0, actor="  ")
-    settings.set_monthly_budget(kind="campaign", usd=250.0, actor="ops")
-    assert settings.get_ops_settings().monthly_budgets == {"protocol": None, "campaign": 250.0}
+        ops_settings.set_default_run_budget(usd=1.0, actor="  ")
+    ops_settings.set_monthly_budget(kind="campaign", usd=250.0, actor="ops")
+    assert ops_settings.get_ops_settings().monthly_budgets == {"protocol": None, "campaign": 250.0}
 
 
 def test_only_ops_or_admin_may_set_monthly_budgets_once_roles_exist(db_url: str) -> None:
@@ -115,14 +115,14 @@ def test_only_ops_or_admin_may_set_monthly_budgets_once_roles_exist(db_url: str)
     identity.grant(actor="root", person="sam", role="marketer")
     identity.grant(actor="root", person="olu", role="ops")
     with pytest.raises(PermissionDenied):
-        settings.set_monthly_budget(kind="campaign", usd=10, actor="sam")
-    settings.set_monthly_budget(kind="campaign", usd=10, actor="olu")
-    settings.set_default_run_budget(usd=1, actor="root")
+        ops_settings.set_monthly_budget(kind="campaign", usd=10, actor="sam")
+    ops_settings.set_monthly_budget(kind="campaign", usd=10, actor="olu")
+    ops_settings.set_default_run_budget(usd=1, actor="root")
 
 
 def test_the_settings_default_budget_applies_to_every_start(db_url: str) -> None:
     from engine import service, views
-    from engine.settings import get_ops_settings, set_default_run_budget
+    from engine.ops_settings import get_ops_settings, set_default_run_budget
 
     assert get_ops_settings().default_run_budget_usd is None
     set_default_run_budget(usd=0.5, actor="ops")

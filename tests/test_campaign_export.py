@@ -7,8 +7,7 @@ import csv
 import io
 
 from engine import service, views
-from engine.exports.campaign import export_campaign_csv
-from engine.exports.markdown import export_markdown
+from engine.exports.formats import export
 from tests.test_campaign_pipeline import ACTOR, approve_and_advance, drive, start
 
 
@@ -17,11 +16,11 @@ def test_an_approved_campaign_exports_plan_and_messages(db_url: str) -> None:
     drive(run_id)
     for _ in range(3):
         approve_and_advance(run_id)
-    before = export_markdown(run_id)
+    before = str(export(views.get_run(run_id), "markdown"))
     assert "The plan is not approved yet" in before
     service.approve(run_id=run_id, actor=ACTOR)
     d = views.get_run(run_id)
-    md = export_markdown(run_id)
+    md = str(export(views.get_run(run_id), "markdown"))
     assert md.startswith("# Campaign plan: Alma Cafe")
     assert "## Deliverables per creator" in md and "## Messages" in md
     assert "Outreach v" in md and "(approved)" in md
@@ -29,7 +28,7 @@ def test_an_approved_campaign_exports_plan_and_messages(db_url: str) -> None:
     assert "Card title: Alma Cafe x " in md
     for stage in ("Brief", "Creators", "Outreach", "Plan"):
         assert f"- {stage}: v" in md and f"approved by {ACTOR}" in md
-    rows = list(csv.DictReader(io.StringIO(export_campaign_csv(run_id))))
+    rows = list(csv.DictReader(io.StringIO(export(views.get_run(run_id), "csv"))))
     plan = d.draft(d.approved_draft_id)
     handles = {r["creator_handle"] for r in rows}
     assert len(rows) == 9 and len(handles) == 3
@@ -45,7 +44,7 @@ def test_an_approved_campaign_exports_plan_and_messages(db_url: str) -> None:
 def test_export_before_outreach_says_so(db_url: str) -> None:
     run_id = start()
     drive(run_id)
-    assert "No outreach messages yet." in export_markdown(run_id)
-    assert export_campaign_csv(run_id).strip() == (
+    assert "No outreach messages yet." in str(export(views.get_run(run_id), "markdown"))
+    assert export(views.get_run(run_id), "csv").strip() == (
         "creator_handle,creator_name,channel,subject,text,parts,characters,limit,problems,"
         "outreach_version,approved")

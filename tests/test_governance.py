@@ -194,11 +194,11 @@ def test_assign_to_a_person_or_a_role_and_reassign(two_person: None, capsys) -> 
 
 
 def test_exports_name_the_approvers_the_policy_and_the_override(two_person: None) -> None:
-    from engine.exports.markdown import export_markdown
+    from engine.exports.formats import export
 
     run_id = reviewed_protocol_run()
     draft = views.get_run(run_id).current
-    assert "DRAFT - NOT APPROVED" in export_markdown(run_id)
+    assert "DRAFT - NOT APPROVED" in export(views.get_run(run_id), "markdown")
     unsafe = draft.content + "\n\nStop taking your medication when you feel calmer.\n"  # type: ignore[union-attr]
     service.edit(run_id=run_id, actor="Dr. Roe", content=unsafe)
     with session_scope() as s:
@@ -207,11 +207,11 @@ def test_exports_name_the_approvers_the_policy_and_the_override(two_person: None
         s.add(run)
     service.approve(run_id=run_id, actor="Dr. Lee", verified=True,
                     override_reason="Discussed with the prescriber; client is supervised.")
-    md = export_markdown(run_id)
+    md = export(views.get_run(run_id), "markdown")
     assert md.startswith("> **DRAFT - NOT APPROVED**") and md.count("DRAFT - NOT APPROVED") == 2
     assert "Approvals so far (1 of 2): Dr. Lee (verified)" in md
     service.approve(run_id=run_id, actor="Dr. Kim", override_reason="Agree with Dr. Lee.")
-    md = export_markdown(run_id)
+    md = export(views.get_run(run_id), "markdown")
     assert "DRAFT" not in md
     assert "- Approved by Dr. Lee (verified) on " in md
     assert "- Approved by Dr. Kim (unverified) on " in md
@@ -248,7 +248,7 @@ def test_the_run_page_shows_the_trail_verified_then_broken(db_url: str) -> None:
 
 
 def test_a_campaign_stage_needs_both_approvers_before_it_moves_on(db_url: str) -> None:
-    from engine.exports.markdown import export_markdown
+    from engine.exports.formats import export
     from tests.test_campaign_pipeline import drive, start
 
     set_policy(actor="admin", kind="campaign", roles=["marketer"], approvals=2)
@@ -257,11 +257,11 @@ def test_a_campaign_stage_needs_both_approvers_before_it_moves_on(db_url: str) -
     service.approve(run_id=run_id, actor="Mo Marketer")
     d = views.get_run(run_id)
     assert (d.status, d.stage) == (RunStatus.REVIEW, "brief")  # one of two: nothing moved
-    md = export_markdown(run_id)
+    md = export(views.get_run(run_id), "markdown")
     assert "DRAFT - NOT APPROVED" in md and "- Brief: not approved" in md
     service.approve(run_id=run_id, actor="Ann Other", verified=True)
     assert views.get_run(run_id).next_node == "advance"
-    md = export_markdown(run_id)
+    md = export(views.get_run(run_id), "markdown")
     assert ("- Brief: v1 approved by Mo Marketer (unverified), Ann Other (verified) on ") in md
     assert "(2 of 2 approvals)" in md
 

@@ -16,7 +16,7 @@ from sqlmodel import select
 from db.models import CallRollup, HumanAction, LLMCall, Run
 from db.session import get_engine, reset_engines, session_scope
 from demo.seed import seed_demo
-from engine import ops, rollup, settings
+from engine import ops, ops_settings, rollup
 from ui.ops_figures import (
     cost_bars_figure,
     error_rate_figure,
@@ -170,18 +170,18 @@ def test_run_economics_and_most_expensive_runs(seeded: str) -> None:
 def test_monthly_budget_alerts_at_80_and_100_percent(seeded: str) -> None:
     month = [c for c in _calls() if c.started_at.astimezone(UTC).date() >= TODAY.replace(day=1)]
     spent = _direct(month, key=lambda c: c.kind)
-    settings.set_monthly_budget(kind="protocol", usd=spent["protocol"]["cost_usd"] / 0.85,
+    ops_settings.set_monthly_budget(kind="protocol", usd=spent["protocol"]["cost_usd"] / 0.85,
                                 actor="ops")
-    settings.set_monthly_budget(kind="campaign", usd=spent["campaign"]["cost_usd"] / 1.05,
+    ops_settings.set_monthly_budget(kind="campaign", usd=spent["campaign"]["cost_usd"] / 1.05,
                                 actor="ops")
     status = {s.kind: s for s in ops.budget_status(today=TODAY)}
     assert status["protocol"].level == "warning"
     assert status["protocol"].share == pytest.approx(0.85, rel=1e-3)  # budgets keep 4 decimals
     assert status["campaign"].level == "over"
     assert status["protocol"].spent_usd == pytest.approx(spent["protocol"]["cost_usd"])
-    settings.set_monthly_budget(kind="campaign", usd=None, actor="ops")
+    ops_settings.set_monthly_budget(kind="campaign", usd=None, actor="ops")
     assert {s.kind: s.level for s in ops.budget_status(today=TODAY)}["campaign"] == "none"
-    settings.set_monthly_budget(kind="protocol", usd=spent["protocol"]["cost_usd"] * 2,
+    ops_settings.set_monthly_budget(kind="protocol", usd=spent["protocol"]["cost_usd"] * 2,
                                 actor="ops")
     assert {s.kind: s.level for s in ops.budget_status(today=TODAY)}["protocol"] == "ok"
 

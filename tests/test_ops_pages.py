@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from engine import identity, ops, settings, traces
 from demo.seed import SeedReport, seed_demo
+from engine import identity, ops, ops_settings, traces
 from ui.ops_figures import compact, usd
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
@@ -112,16 +112,16 @@ def test_traces_page_for_an_unknown_run_says_so(seeded: SeedReport) -> None:
 
 def test_settings_page_adds_a_price_row_and_saves_budgets(
         seeded: SeedReport, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(settings, "PROPAGATION", settings.PROPAGATION * 0)
+    monkeypatch.setattr(ops_settings, "PROPAGATION", ops_settings.PROPAGATION * 0)
     at = open_page("pages/settings.py")
-    before = len(settings.list_prices())
+    before = len(ops_settings.list_prices())
     at.text_input(key="price_model").set_value("llama3.1:8b")
     at.number_input(key="price_in").set_value(0.2)
     at.number_input(key="price_out").set_value(0.6)
     next(b for b in at.button if b.label == "Add price").click().run()
     assert not at.exception and not at.error or all("budget" in e.body for e in at.error)
     assert any("llama3.1:8b" in s.body for s in at.success)
-    rows = settings.list_prices()
+    rows = ops_settings.list_prices()
     assert len(rows) == before + 1
     new = next(r for r in rows if r.model == "llama3.1:8b")
     assert (new.input_per_m, new.output_per_m) == (0.2, 0.6)
@@ -130,7 +130,7 @@ def test_settings_page_adds_a_price_row_and_saves_budgets(
     at.number_input(key="budget_run_default").set_value(1.5)
     next(b for b in at.button if b.label == "Save budgets").click().run()
     assert any("Budgets saved" in s.body for s in at.success)
-    saved = settings.get_ops_settings()
+    saved = ops_settings.get_ops_settings()
     assert saved.monthly_budgets["protocol"] == 5000.0 and saved.default_run_budget_usd == 1.5
     assert not any("Protocol** near budget" in w.body for w in at.warning)
 
@@ -157,8 +157,8 @@ def _sidebar_text() -> str:
 def test_the_sidebar_carries_the_budget_alerts(seeded: SeedReport) -> None:
     side = _sidebar_text()
     assert "Protocol** near budget" in side and "Campaign** over budget" in side
-    settings.set_monthly_budget(kind="campaign", usd=None, actor="olu")
-    settings.set_monthly_budget(kind="protocol", usd=None, actor="olu")
+    ops_settings.set_monthly_budget(kind="campaign", usd=None, actor="olu")
+    ops_settings.set_monthly_budget(kind="protocol", usd=None, actor="olu")
     from ui.budget_banner import _statuses
 
     _statuses.clear()  # the banner caches this month's spend for 30 s

@@ -13,7 +13,8 @@ import pytest
 from engine import service, views
 from engine.errors import InvalidState
 from engine.exports import pdf as pdf_export
-from engine.exports.pdf import export_pdf, parse_handout
+from engine.exports.formats import export
+from engine.exports.pdf import parse_handout, protocol_handout
 from engine.interfaces.cli import main
 from engine.llm.offline.backend import OfflineBackend
 from engine.loop.leases import claim_run
@@ -59,7 +60,7 @@ def test_handout_holds_the_approved_text_and_approver(db_url: str, tmp_path: Pat
     d = views.get_run(run_id)
     approved = d.draft(d.approved_draft_id)
     assert approved is not None
-    data = export_pdf(run_id)
+    data = export(views.get_run(run_id), "pdf")
     assert data[:5] == b"%PDF-"
     text = pdf_text(data, tmp_path)
     handout = parse_handout(approved.content)
@@ -92,7 +93,7 @@ def test_emoji_and_right_to_left_text_never_break_it(db_url: str, tmp_path: Path
     content = content.replace("## Reflection\n\n",
                               "## Reflection\n\n" + "".join(f"- {x}\n" for x in extra))
     run_id = approved_run(edit=content)
-    data = export_pdf(run_id)
+    data = export(views.get_run(run_id), "pdf")
     (tmp_path / "unicode.pdf").write_bytes(data)
     text = pdf_text(data, tmp_path)
     assert "How did it feel?" in text and "(Hebrew)" in text
@@ -113,7 +114,7 @@ def test_without_a_unicode_font_it_falls_back_to_the_core_font(
     drive(run_id)
     content = views.get_run(run_id).current.content  # type: ignore[union-attr]
     run_id = approved_run(edit=content + "\n\nCafé crème — “quotes” 🙂 שלום\n")
-    text = pdf_text(export_pdf(run_id), tmp_path)
+    text = pdf_text(export(views.get_run(run_id), "pdf"), tmp_path)
     assert "Café crème" in text and "Approved by Dr. Noor Haddad" in text
 
 
@@ -121,10 +122,10 @@ def test_an_unapproved_protocol_prints_marked_draft_on_every_page(db_url: str,
                                                                     tmp_path: Path) -> None:
     run_id = service.start_run(kind="protocol", input=INTENT, actor="dr. lee")
     with pytest.raises(InvalidState, match="no draft yet"):
-        export_pdf(run_id)
+        export(views.get_run(run_id), "pdf")
     drive(run_id)
     with pytest.raises(InvalidState, match="not approved yet"):
-        export_pdf(run_id, approved_only=True)
+        protocol_handout(views.get_run(run_id), approved_only=True)
     long = views.get_run(run_id).current.content + "".join(  # type: ignore[union-attr]
         f"\n\n## Extra {i}\n\n" + "A calm, longer paragraph to fill the page. " * 30
         for i in range(6))
@@ -133,7 +134,7 @@ def test_an_unapproved_protocol_prints_marked_draft_on_every_page(db_url: str,
     if shutil.which("pdftotext") is None:
         pytest.skip("poppler-utils not installed")
     path = tmp_path / "draft.pdf"
-    path.write_bytes(export_pdf(run_id))
+    path.write_bytes(export(views.get_run(run_id), "pdf"))  # type: ignore[arg-type]
     pages = subprocess.run(["pdftotext", "-layout", str(path), "-"], check=True,
                            capture_output=True, text=True).stdout.split("\f")
     pages = [p for p in pages if p.strip()]

@@ -15,8 +15,7 @@ from pathlib import Path
 import pytest
 
 from engine import run_list, service, views
-from engine.exports.markdown import export_markdown
-from engine.exports.pdf import export_pdf
+from engine.exports.formats import export
 from engine.interfaces.cli import main
 from testkit.fake_openai import running
 from tests.test_mcp import ROOT, call, stdio
@@ -51,7 +50,7 @@ def test_no_raw_email_or_phone_anywhere(db_url: str, tmp_path: Path, capsys,  # 
     assert leaks(d.title) == [] and "[email]" in d.title
     assert d.params["input_redacted"] == {"email": 1, "phone": 2}
 
-    outputs = [sent, d.model_dump_json(), export_markdown(run_id)]
+    outputs = [sent, d.model_dump_json(), export(views.get_run(run_id), "markdown")]
     for fmt in ("jsonl", "summary", "otlp"):
         assert main(["export-trace", str(run_id), "--format", fmt]) == 0
     assert main(["export", str(run_id), "--format", "json"]) == 0
@@ -62,7 +61,7 @@ def test_no_raw_email_or_phone_anywhere(db_url: str, tmp_path: Path, capsys,  # 
     outputs += [captured.out, captured.err, caplog.text]
     if shutil.which("pdftotext"):
         pdf = tmp_path / "run.pdf"
-        pdf.write_bytes(export_pdf(run_id))
+        pdf.write_bytes(export(views.get_run(run_id), "pdf"))
         outputs.append(subprocess.run(["pdftotext", str(pdf), "-"], capture_output=True,
                                       text=True, check=True).stdout)
 

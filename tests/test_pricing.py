@@ -10,7 +10,7 @@ from sqlmodel import select
 
 from db.models import LLMCall, ModelPrice
 from db.session import session_scope
-from engine import identity, ops, service, settings
+from engine import identity, ops, ops_settings, service
 from engine.errors import InvalidInput, PermissionDenied
 from engine.loop.leases import claim_run
 from engine.loop.supervisor import Supervisor
@@ -26,7 +26,7 @@ MINI_CALL = (800 * 0.40 + 200 * 0.10 + 500 * 1.60) / 1e6
 def _prices_apply_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
     # In production a new price waits ten seconds for every worker to re-read the table;
     # this process re-reads it at once (add_price invalidates its cache).
-    monkeypatch.setattr(settings, "PROPAGATION", timedelta(0))
+    monkeypatch.setattr(ops_settings, "PROPAGATION", timedelta(0))
 
 
 def one_review_cycle(model: str = "gpt-4.1-mini") -> tuple[int, ScriptedModel]:
@@ -77,7 +77,7 @@ def test_the_offline_backend_is_priced_at_zero_not_unpriced(db_url: str) -> None
 
 
 def test_seeded_prices_are_the_current_openai_ones(db_url: str) -> None:
-    rows = {r.model: r for r in settings.list_prices()}
+    rows = {r.model: r for r in ops_settings.list_prices()}
     assert set(DEFAULT_PRICES) <= set(rows)
     mini = rows["gpt-4.1-mini"]
     assert (mini.input_per_m, mini.cached_input_per_m, mini.output_per_m) == (0.40, 0.10, 1.60)
@@ -98,7 +98,7 @@ def test_a_price_change_applies_from_its_date_and_rewrites_no_history(db_url: st
     first, _ = one_review_cycle()
     assert costs(first) == pytest.approx([MINI_CALL] * 3)
 
-    settings.add_price(model="gpt-4.1-mini", input_per_m=1.0, cached_input_per_m=0.5,
+    ops_settings.add_price(model="gpt-4.1-mini", input_per_m=1.0, cached_input_per_m=0.5,
                        output_per_m=4.0, actor="ops")
     second, _ = one_review_cycle()
     new_call = (800 * 1.0 + 200 * 0.5 + 500 * 4.0) / 1e6
@@ -106,53 +106,53 @@ def test_a_price_change_applies_from_its_date_and_rewrites_no_history(db_url: st
     assert costs(first) == pytest.approx([MINI_CALL] * 3)  # recorded costs stand
     assert ops.totals(ops.last_days(1)).cost_usd == pytest.approx(3 * MINI_CALL + 3 * new_call)
 
-    history = [r for r in settings.list_prices() if r.model == "gpt-4.1-mini"]
+    history = [r for r in ops_settings.list_prices() if r.model == "gpt-4.1-mini"]
     assert [(r.input_per_m, r.in_force) for r in history] == [(1.0, True), (0.4, False)]
 
 
 def test_a_scheduled_price_waits_for_its_date(db_url: str) -> None:
     later = datetime.now(UTC) + timedelta(days=3)
-    settings.add_price(model="gpt-4.1-mini", input_per_m=9.0, cached_input_per_m=9.0,
+    ops_settings.add_price(model="gpt-4.1-mini", input_per_m=9.0, cached_input_per_m=9.0,
                        output_per_m=9.0, actor="ops", effective_from=later)
     run_id, _ = one_review_cycle()
     assert costs(run_id) == pytest.approx([MINI_CALL] * 3)
     with session_scope() as s:
         assert PRICE_BOOK.price(s, "gpt-4.1-mini", later + timedelta(seconds=1)) == Price(
             9.0, 9.0, 9.0)
-    assert not next(r for r in settings.list_prices() if r.input_per_m == 9.0).in_force
+    assert not next(r for r in ops_settings.list_prices() if r.input_per_m == 9.0).in_force
 
 
 def test_a_price_starts_late_enough_for_every_worker_to_see_it(
         db_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(settings, "PROPAGATION", timedelta(seconds=10))
+    monkeypatch.setattr(ops_settings, "PROPAGATION", timedelta(seconds=10))
     before = datetime.now(UTC)
-    row = settings.add_price(model="gpt-4.1", input_per_m=1, cached_input_per_m=1,
+    row = ops_settings.add_price(model="gpt-4.1", input_per_m=1, cached_input_per_m=1,
                              output_per_m=1, actor="ops")
     assert row.effective_from >= before + timedelta(seconds=10) and not row.in_force
 
 
 def test_history_cannot_be_rewritten_through_the_price_table(db_url: str) -> None:
     with pytest.raises(InvalidInput, match="past"):
-        settings.add_price(model="gpt-4.1", input_per_m=1, cached_input_per_m=1,
+        ops_settings.add_price(model="gpt-4.1", input_per_m=1, cached_input_per_m=1,
                            output_per_m=1, actor="ops",
                            effective_from=datetime.now(UTC) - timedelta(days=2))
     later = datetime.now(UTC) + timedelta(days=5)
-    settings.add_price(model="gpt-4.1", input_per_m=1, cached_input_per_m=1, output_per_m=1,
+    ops_settings.add_price(model="gpt-4.1", input_per_m=1, cached_input_per_m=1, output_per_m=1,
                        actor="ops", effective_from=later)
     with pytest.raises(InvalidInput, match="after"):  # before the scheduled one
-        settings.add_price(model="gpt-4.1", input_per_m=2, cached_input_per_m=1,
+        ops_settings.add_price(model="gpt-4.1", input_per_m=2, cached_input_per_m=1,
                            output_per_m=1, actor="ops", effective_from=later - timedelta(days=1))
     for bad in ({"model": ""}, {"model": "two words"}, {"input_per_m": -1},
                 {"output_per_m": 5000}):
         args = {"model": "x-model", "input_per_m": 1.0, "cached_input_per_m": 0.5,
                 "output_per_m": 2.0, "actor": "ops", **bad}
         with pytest.raises(InvalidInput):
-            settings.add_price(**args)  # type: ignore[arg-type]
+            ops_settings.add_price(**args)  # type: ignore[arg-type]
 
 
 def test_a_new_model_gets_priced_from_now_on(db_url: str) -> None:
     run_id, _ = one_review_cycle(model="llama3.1:8b")
-    settings.add_price(model="llama3.1:*", input_per_m=0.05, cached_input_per_m=0.05,
+    ops_settings.add_price(model="llama3.1:*", input_per_m=0.05, cached_input_per_m=0.05,
                        output_per_m=0.05, actor="ops")
     later, _ = one_review_cycle(model="llama3.1:8b")
     assert costs(run_id) == [None, None, None]  # still unpriced: they were, when made
@@ -164,7 +164,7 @@ def test_only_ops_or_admin_may_change_prices_once_roles_exist(db_url: str) -> No
     identity.grant(actor="root", person="dr. lee", role="clinician")
     identity.grant(actor="root", person="olu", role="ops")
     with pytest.raises(PermissionDenied):
-        settings.add_price(model="gpt-4.1", input_per_m=1, cached_input_per_m=1,
+        ops_settings.add_price(model="gpt-4.1", input_per_m=1, cached_input_per_m=1,
                            output_per_m=1, actor="dr. lee")
-    settings.add_price(model="gpt-4.1", input_per_m=1, cached_input_per_m=1, output_per_m=1,
+    ops_settings.add_price(model="gpt-4.1", input_per_m=1, cached_input_per_m=1, output_per_m=1,
                        actor="olu")

@@ -27,7 +27,7 @@ from sqlmodel import SQLModel
 
 from db.session import get_engine
 from engine import service, views
-from engine.exports.markdown import export_markdown
+from engine.exports.formats import export
 from engine.loop.worker import Worker
 from testkit.fake_openai import FakeOpenAI, Reply
 from tests.utils.team import SECOND_DRAFT, ProtocolTeam
@@ -103,7 +103,8 @@ def _run_everything(server: FakeOpenAI, caplog: pytest.LogCaptureFixture) -> tup
                              comment=f"Please add the helpline; mail {EMAIL}; key {KEY}")
     worker.run_given(run_id)
     service.approve(run_id=run_id, actor="dr. lee", override_reason=f"reviewed, key {KEY}")
-    exports = export_markdown(run_id) + views.get_run(run_id).model_dump_json()
+    detail = views.get_run(run_id)
+    exports = str(export(detail, "markdown")) + str(export(detail, "json"))
     return run_id, exports
 
 

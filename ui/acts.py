@@ -19,7 +19,7 @@ import streamlit as st
 from db.models import RunStatus
 from engine import service
 from engine.errors import ApprovalBlocked, ServiceError, StaleRun
-from engine.exports.markdown import export_markdown
+from engine.exports.formats import export
 from engine.pipelines.registry import get_pipeline
 from engine.views import DraftView, RunDetail
 from ui.markdown import escape_inline
@@ -203,7 +203,7 @@ def render_acts(detail: RunDetail, draft: DraftView | None, actor: str) -> None:
         approved = detail.approved_draft_id is not None
         st.download_button(
             "Export approved draft (Markdown)" if approved else "Export current draft (Markdown)",
-            data=export_markdown(detail.id), file_name=f"draftroom-run-{detail.id}.md",
+            data=export(detail, "markdown"), file_name=f"draftroom-run-{detail.id}.md",
             mime="text/markdown", icon=":material/download:", key=f"export_{detail.id}",
             on_click="ignore")
 

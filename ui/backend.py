@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import hashlib
-import os
 from dataclasses import dataclass
 from urllib.parse import urlparse
 
 import streamlit as st
+
+from engine.config import settings
 
 OFFLINE_TEXT = "Offline backend: deterministic templates and rules, no model calls"
 
@@ -24,8 +25,9 @@ class BackendInfo:
 
 def _env_key() -> str:
     """A digest of the settings that choose the backend (the key itself is not kept)."""
-    raw = "\0".join(os.environ.get(k, "") for k in
-                    ("DRAFTROOM_BACKEND", "OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_MODEL"))
+    s = settings()
+    raw = "\0".join(v or "" for v in
+                    (s.backend, s.openai_api_key, s.openai_base_url, s.openai_model))
     return hashlib.sha256(raw.encode()).hexdigest()
 
 
@@ -39,7 +41,7 @@ def _describe(_key: str) -> BackendInfo:
         return BackendInfo("openai", "?", False, f"LLM backend not usable: {exc}", str(exc))
     if backend.name == "offline":
         return BackendInfo("offline", backend.model, True, OFFLINE_TEXT)
-    base = os.environ.get("OPENAI_BASE_URL", "").strip()
+    base = settings().openai_base_url or ""
     where = urlparse(base).netloc or base if base else "api.openai.com"
     # At start: is OPENAI_MODEL on that server at all? (GET /models; a clear sentence if not.)
     from engine.llm.model_check import check_model

@@ -14,7 +14,7 @@ import streamlit as st
 from db.models import RunStatus
 from engine import markdown as md
 from engine.errors import ServiceError
-from engine.exports.campaign import export_campaign_csv, stage_approvals
+from engine.exports.campaign import messages_csv, stage_approvals
 from engine.highlight import segments
 from engine.markdown import table_rows
 from engine.pipelines.campaign.channels import LABELS, FormattedMessage
@@ -289,5 +289,5 @@ def _csv(detail: RunDetail) -> None:
     st.download_button(
         "Messages as CSV (per creator and channel)" if approved
         else "Messages as CSV (not approved yet)",
-        data=export_campaign_csv(detail.id), file_name=f"draftroom-run-{detail.id}-messages.csv",
+        data=messages_csv(detail), file_name=f"draftroom-run-{detail.id}-messages.csv",
         mime="text/csv", icon=":material/table:", key=f"csv_{detail.id}", on_click="ignore")

@@ -3,11 +3,10 @@ and cannot do (issue 16), with a way to forget it so the next call asks again.""
 
 from __future__ import annotations
 
-import os
-
 import pandas as pd
 import streamlit as st
 
+from engine.config import settings
 from engine.llm import capabilities, model_check
 
 
@@ -21,8 +20,8 @@ def model_server_section() -> None:
     st.subheader("Model server")
     if model_check.configured():
         nonce = st.session_state.get("model_check_nonce", 0)
-        check = _check(os.environ.get("OPENAI_BASE_URL", ""),
-                       os.environ.get("OPENAI_MODEL", ""), nonce)
+        s = settings()
+        check = _check(s.openai_base_url or "", s.openai_model or "", nonce)
         show = {True: st.success, False: st.error, None: st.warning}[check.ok]
         show(check.message, icon=":material/dns:")
         if st.button("Check again", icon=":material/refresh:", key="model_check_again"):

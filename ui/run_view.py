@@ -10,6 +10,7 @@ import streamlit as st
 
 from db.models import RunStatus
 from engine.highlight import segments, unlocated
+from engine.nothing_to_review import nothing_to_review
 from engine.views import DraftView, RunDetail, run_version
 from ui.format import NODE, duration, halt_reason, status_badge, usd
 from ui.markdown import demote_headings, escape_inline, flagged_draft
@@ -110,6 +111,10 @@ def _draw_progress(detail: RunDetail) -> None:
 
 
 def render_status_banner(detail: RunDetail) -> None:
+    empty = nothing_to_review(detail)
+    if empty:  # waiting for a person, but with no draft: say why and what to do instead
+        st.warning(empty.sentence(), icon=":material/pan_tool:")
+        return
     reason = halt_reason(detail.halt_reason)
     if detail.status == RunStatus.REVIEW:
         msg = f"Waiting for your review: {reason}." if reason else "Waiting for your review."

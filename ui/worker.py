@@ -9,20 +9,19 @@ from __future__ import annotations
 
 import atexit
 import logging
-import os
 import threading
 from dataclasses import dataclass
 
 import streamlit as st
 
+from engine.config import settings
 from engine.loop.worker import Worker
 
 log = logging.getLogger("draftroom.ui.worker")
 
 
 def inapp_worker_enabled() -> bool:
-    value = os.environ.get("DRAFTROOM_INAPP_WORKER", "1").strip().lower()
-    return value not in {"0", "false", "no", "off"}
+    return settings().inapp_worker
 
 
 @dataclass

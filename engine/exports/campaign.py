@@ -11,7 +11,7 @@ from pydantic import BaseModel
 from engine.exports.provenance import DRAFT_MARK, provenance
 from engine.pipelines.campaign.models import STAGE_LABELS, STAGES
 from engine.pipelines.campaign.outreach import parse_outreach
-from engine.views import ActionView, DraftView, RunDetail, get_run
+from engine.views import ActionView, DraftView, RunDetail
 
 
 class StageApproval(BaseModel):
@@ -97,8 +97,7 @@ def _approvals_footer(detail: RunDetail) -> str:
             + "\n".join(lines) + "\n")
 
 
-def export_campaign_markdown(run_id: int) -> str:
-    d = get_run(run_id)
+def campaign_markdown(d: RunDetail) -> str:
     plan = stage_approvals(d).get("plan")
     if plan is not None:
         head = plan.draft.content.rstrip()
@@ -117,10 +116,9 @@ CSV_COLUMNS = ("creator_handle", "creator_name", "channel", "subject", "text", "
                "characters", "limit", "problems", "outreach_version", "approved")
 
 
-def export_campaign_csv(run_id: int) -> str:
+def messages_csv(d: RunDetail) -> str:
     """One row per creator and channel: the message as it will be sent (SMS parts joined by
     blank lines, each with its "(i/n)" marker)."""
-    d = get_run(run_id)
     draft, approved = _outreach(d)
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")

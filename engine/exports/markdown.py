@@ -1,22 +1,17 @@
-"""Exports of a run for people: the approved (or current) draft as Markdown, with who approved
-it and how (engine/exports/provenance.py); a version that is not approved is marked DRAFT at
-its top and its end."""
+"""A protocol run as Markdown: the approved (or current) draft, with who approved it and how
+(engine/exports/provenance.py); a version that is not approved is marked DRAFT at its top
+and its end."""
 
 from __future__ import annotations
 
 from engine.exports.provenance import DRAFT_MARK, provenance
-from engine.views import get_run
+from engine.views import RunDetail
 
 
-def export_markdown(run_id: int) -> str:
-    d = get_run(run_id)
-    if d.kind == "campaign":  # the plan with every message as it will be sent
-        from engine.exports.campaign import export_campaign_markdown
-
-        return export_campaign_markdown(run_id)
+def protocol_markdown(d: RunDetail) -> str:
     draft = d.draft(d.approved_draft_id) or d.current
     if draft is None:
-        return f"<!-- run {run_id} has no draft yet -->\n"
+        return f"<!-- run {d.id} has no draft yet -->\n"
     prov = provenance(d, draft)
     lines = "\n".join(f"- {line}" for line in prov.lines())
     if not prov.approved:

@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import urllib.error
 import urllib.request
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from db.models import LLMCall
+from engine.config import settings
 from engine.errors import ServiceError
 from engine.exports.trace_events import final_draft, load_all, usage
 
@@ -171,7 +171,7 @@ def to_otlp(run_id: int) -> dict[str, Any]:
 def otlp_endpoint() -> str | None:
     """The collector's traces URL from DRAFTROOM_OTLP_ENDPOINT, or None when not configured.
     A base URL ("http://localhost:4318") gets the standard /v1/traces path."""
-    raw = (os.environ.get(OTLP_ENV) or "").strip()
+    raw = settings().otlp_endpoint or ""
     if not raw:
         return None
     return raw if raw.rstrip("/").endswith("/v1/traces") else raw.rstrip("/") + "/v1/traces"
@@ -179,7 +179,7 @@ def otlp_endpoint() -> str | None:
 
 def _headers() -> dict[str, str]:
     out = {"Content-Type": "application/json"}
-    for part in (os.environ.get(OTLP_HEADERS_ENV) or "").split(","):
+    for part in settings().otlp_headers.split(","):
         if "=" in part:
             k, v = part.split("=", 1)
             out[k.strip()] = v.strip()

@@ -10,7 +10,6 @@ transliterated or replaced, so an export never fails on the text it holds."""
 
 from __future__ import annotations
 
-import os
 import re
 import unicodedata
 from dataclasses import dataclass, field
@@ -22,11 +21,12 @@ from fpdf.bidi import BIDI_BRACKETS, BidiParagraph, auto_detect_base_direction
 from fpdf.enums import MethodReturnValue, TextDirection, XPos, YPos
 
 from engine import markdown as md
+from engine.config import settings
 from engine.errors import InvalidState
 from engine.exports.provenance import DRAFT_MARK, provenance
-from engine.views import get_run
+from engine.views import RunDetail
 
-__all__ = ["Handout", "parse_handout", "render_handout", "export_pdf", "find_fonts"]
+__all__ = ["Handout", "parse_handout", "render_handout", "protocol_handout", "find_fonts"]
 
 FONT_DIRS = ("/usr/share/fonts/truetype/dejavu", "/usr/share/fonts/dejavu",
              "/usr/share/fonts/TTF", "/usr/local/share/fonts", "/Library/Fonts",
@@ -103,7 +103,7 @@ def parse_handout(markdown: str, fallback_title: str = "CBT exercise") -> Handou
 
 def find_fonts() -> dict[str, Path] | None:
     """The DejaVu Sans files (regular, bold, oblique), or None when there are none."""
-    own = os.environ.get("DRAFTROOM_PDF_FONT_DIR")
+    own = settings().pdf_font_dir
     for d in [*([own] if own else []), *FONT_DIRS]:
         paths = {style: Path(d) / name for style, name in FONT_FILES.items()}
         if paths[""].is_file():
@@ -309,22 +309,21 @@ def render_handout(handout: Handout, *, footer: str, subtitle: str = "",
     return bytes(pdf.output())
 
 
-def export_pdf(run_id: int, *, approved_only: bool = False) -> bytes:
+def protocol_handout(d: RunDetail, *, approved_only: bool = False) -> bytes:
     """A protocol run as a PDF handout: the approved version, with who approved it, under
     which policy, and any override (engine/exports/provenance.py); a run not approved yet
     prints its current version marked DRAFT on every page (refused with approved_only).
     Refused (InvalidState) for a run that is not a protocol or has no draft."""
-    d = get_run(run_id)
     if d.kind != "protocol":
-        raise InvalidState(f"Run {run_id} is a {d.kind}: only protocols export as a PDF "
+        raise InvalidState(f"Run {d.id} is a {d.kind}: only protocols export as a PDF "
                            "handout (use Markdown or CSV).")
     draft = d.draft(d.approved_draft_id) if d.status == "approved" else None
     if draft is None and approved_only:
-        raise InvalidState(f"Run {run_id} is not approved yet ({d.status.replace('_', ' ')}): "
+        raise InvalidState(f"Run {d.id} is not approved yet ({d.status.replace('_', ' ')}): "
                            "only an approved version is printed as a handout.")
     draft = draft or d.current
     if draft is None:
-        raise InvalidState(f"Run {run_id} has no draft yet: there is nothing to print.")
+        raise InvalidState(f"Run {d.id} has no draft yet: there is nothing to print.")
     prov = provenance(d, draft)
     if prov.approved:
         last = prov.approvers[-1].at if prov.approvers else d.updated_at

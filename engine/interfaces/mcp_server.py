@@ -24,7 +24,7 @@ from pydantic import Field, field_validator
 from db.models import RunStatus
 from engine import run_list, service, views
 from engine.errors import ApprovalBlocked, InvalidInput, ServiceError
-from engine.exports.markdown import export_markdown
+from engine.exports.formats import export
 from engine.mcp_token import mcp_actor
 from engine.pipelines.protocol.models import ExerciseType, ProtocolInput
 from engine.pipelines.registry import PIPELINES
@@ -234,22 +234,19 @@ def build_server(*, http_port: int | None = None) -> MCPServer:
 
     @server.tool(structured_output=False,
                  description="Export a run: Markdown (the approved version, or the latest "
-                             "marked as not approved); for an approved protocol, a PDF "
-                             "handout returned as an embedded application/pdf resource; for a "
+                             "marked as not approved); PDF (a protocol's handout, a campaign's "
+                             "plan) returned as an embedded application/pdf resource; for a "
                              "campaign, CSV with one row per creator and channel.")
     def export_run(
         run_id: RunId,
         format: Annotated[Literal["markdown", "pdf", "csv"],
-                          Field(description="markdown, pdf (protocols) or csv (campaigns)")]
+                          Field(description="markdown, pdf, or csv (campaigns)")]
         = "markdown",
     ) -> list[TextContent | EmbeddedResource]:
-        if format == "markdown":
-            return [TextContent(type="text", text=_call(_markdown, run_id))]
-        if format == "csv":
-            return [TextContent(type="text", text=_call(_csv, run_id))]
-        from engine.exports.pdf import export_pdf
-
-        pdf = _call(export_pdf, run_id)
+        data = _call(_export, run_id, format)
+        if isinstance(data, str):
+            return [TextContent(type="text", text=data)]
+        pdf = data
         uri = f"draftroom://runs/{run_id}/approved.pdf"
         return [TextContent(type="text", text=f"PDF handout of run {run_id}, {len(pdf):,} "
                                               f"bytes ({uri})."),
@@ -269,16 +266,16 @@ def build_server(*, http_port: int | None = None) -> MCPServer:
         if d.approved_draft_id is None:
             raise ResourceError(f"Run {rid} has no approved draft yet (it is "
                                 f"{d.status.replace('_', ' ')}).")
-        return export_markdown(rid)
+        return str(export(d, "markdown"))
 
     @server.resource("draftroom://runs/{run_id}/approved.pdf", name="approved_handout",
                      mime_type="application/pdf",
                      description="An approved protocol as a print-ready PDF handout.")
     def approved_pdf(run_id: str) -> bytes:
-        from engine.exports.pdf import export_pdf
+        from engine.exports.pdf import protocol_handout
 
         try:
-            return export_pdf(_resource_run_id(run_id), approved_only=True)
+            return protocol_handout(views.get_run(_resource_run_id(run_id)), approved_only=True)
         except ServiceError as exc:
             raise ResourceError(str(exc)) from None
 
@@ -302,18 +299,9 @@ def _draft_id(run_id: int, version: int | None) -> int | None:
     return found
 
 
-def _markdown(run_id: int) -> str:
-    views.get_run(run_id)  # NotFound for a run that does not exist
-    return export_markdown(run_id)
-
-
-def _csv(run_id: int) -> str:
-    if views.get_run(run_id).kind != "campaign":
-        raise InvalidInput(f"Run {run_id} is not a campaign: CSV export is for campaigns "
-                           "(protocols export as markdown or pdf).")
-    from engine.exports.campaign import export_campaign_csv
-
-    return export_campaign_csv(run_id)
+def _export(run_id: int, fmt: str) -> str | bytes:
+    """The run in this format (NotFound, or InvalidInput naming the formats its kind offers)."""
+    return export(views.get_run(run_id), fmt)
 
 
 def _campaign_description() -> str:
@@ -344,6 +332,9 @@ def serve(*, http_port: int | None = None, worker: bool = False) -> None:
     server = build_server(http_port=http_port)
     # fpdf2 subsets fonts through fontTools, which logs every table at INFO.
     logging.getLogger("fontTools").setLevel(logging.WARNING)
+    # The MCP SDK logs at INFO to stderr, where a stdio client shows every line: Alembic's
+    # "Context impl SQLiteImpl." on each start is noise to it.
+    logging.getLogger("alembic").setLevel(logging.WARNING)
     # The schema is made here, once, before a worker thread and request threads could
     # both try to create it.
     get_engine()

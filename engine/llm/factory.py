@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import os
-
+from engine.config import settings
 from engine.llm.base import LLMBackend
 
 
@@ -15,11 +14,9 @@ def backend_from_env() -> LLMBackend:
     The openai backend shares what it learns of the server (json_schema refused, ...) through
     the database, so every worker and every later call goes straight to what works.
     """
-    forced = os.environ.get("DRAFTROOM_BACKEND", "").strip().lower()
-    configured = bool(
-        os.environ.get("OPENAI_API_KEY", "").strip()
-        or os.environ.get("OPENAI_BASE_URL", "").strip()
-    )
+    s = settings()
+    forced = s.backend
+    configured = bool(s.openai_api_key or s.openai_base_url)
     if forced == "openai" or (forced != "offline" and configured):
         from engine.llm.capabilities import Capabilities
         from engine.llm.openai_backend import OpenAIBackend

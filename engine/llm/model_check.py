@@ -3,12 +3,12 @@ Settings page (GET /models), so a typo in OPENAI_MODEL is a clear sentence, not 
 
 from __future__ import annotations
 
-import os
 from difflib import get_close_matches
 
 import openai
 from pydantic import BaseModel
 
+from engine.config import settings
 from engine.llm.openai_env import DEFAULT_MODEL
 
 
@@ -22,19 +22,19 @@ class ModelCheck(BaseModel):
 
 
 def configured() -> bool:
-    forced = os.environ.get("DRAFTROOM_BACKEND", "").strip().lower()
-    has_server = bool(os.environ.get("OPENAI_API_KEY", "").strip()
-                      or os.environ.get("OPENAI_BASE_URL", "").strip())
-    return forced == "openai" or (forced != "offline" and has_server)
+    s = settings()
+    has_server = bool(s.openai_api_key or s.openai_base_url)
+    return s.backend == "openai" or (s.backend != "offline" and has_server)
 
 
 def check_model(
     *, model: str | None = None, base_url: str | None = None, api_key: str | None = None,
     timeout: float = 5.0,
 ) -> ModelCheck:
-    model = model or os.environ.get("OPENAI_MODEL") or DEFAULT_MODEL
-    base_url = base_url or os.environ.get("OPENAI_BASE_URL") or None
-    key = api_key or os.environ.get("OPENAI_API_KEY") or "not-needed"
+    s = settings()
+    model = model or s.openai_model or DEFAULT_MODEL
+    base_url = base_url or s.openai_base_url
+    key = api_key or s.openai_api_key or "not-needed"
     client = openai.OpenAI(api_key=key, base_url=base_url, timeout=timeout, max_retries=0)
     url = str(client.base_url).rstrip("/")
     try:

@@ -14,7 +14,6 @@ call's Attempt log holds each one's status, tokens and latency.
 
 from __future__ import annotations
 
-import os
 import threading
 import time
 from dataclasses import replace
@@ -24,6 +23,7 @@ from typing import Any
 import openai
 from openai.lib._parsing import type_to_response_format_param
 
+from engine.config import settings
 from engine.llm import openai_errors as oe
 from engine.llm.base import (
     AgentCall,
@@ -44,11 +44,9 @@ from engine.llm.json_output import (
     validate,
     with_schema_in_system,
 )
-from engine.llm.openai_env import DEFAULT_MODEL, env_float, env_int
+from engine.llm.openai_env import DEFAULT_MODEL
 from engine.llm.openai_errors import Unsupported
 
-DEFAULT_TIMEOUT_S = 60.0
-DEFAULT_RETRIES = 3
 POLL_S = 0.2
 """How often a request that can be cancelled (a person may halt the run) looks up."""
 
@@ -103,9 +101,10 @@ class OpenAIBackend:
         max_retries: int | None = None,
         capabilities: Capabilities | None = None,
     ) -> None:
-        self.model = model or os.environ.get("OPENAI_MODEL") or DEFAULT_MODEL
-        base_url = base_url or os.environ.get("OPENAI_BASE_URL") or None
-        api_key = api_key or os.environ.get("OPENAI_API_KEY") or None
+        config = settings()
+        self.model = model or config.openai_model or DEFAULT_MODEL
+        base_url = base_url or config.openai_base_url
+        api_key = api_key or config.openai_api_key
         if api_key is None:
             if base_url is None:
                 raise LLMError(
@@ -113,10 +112,8 @@ class OpenAIBackend:
                     "No OpenAI API key: set OPENAI_API_KEY, or OPENAI_BASE_URL for a local server.",
                 )
             api_key = "not-needed"  # local servers (Ollama, vLLM, llama.cpp) ignore the key
-        self.timeout = timeout if timeout is not None else env_float(
-            "DRAFTROOM_LLM_TIMEOUT", DEFAULT_TIMEOUT_S)
-        self.max_retries = max_retries if max_retries is not None else env_int(
-            "DRAFTROOM_LLM_RETRIES", DEFAULT_RETRIES)
+        self.timeout = timeout if timeout is not None else config.llm_timeout
+        self.max_retries = max_retries if max_retries is not None else config.llm_retries
         self._key = api_key
         # The SDK's own retries are off: a refused response_format must never be retried,
         # and every request must be counted (see openai_errors.retry_delay).

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import time
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -21,6 +20,7 @@ from engine.attempts import (
     save_attempts,
     totals,
 )
+from engine.config import setting
 from engine.context_trim import trim_step
 from engine.llm.base import AgentCall, LLMBackend, LLMError
 from engine.llm.offline.backend import estimate_tokens
@@ -205,7 +205,7 @@ def _redact_message(text: str, _key: str | None, _pii: str | None) -> str:
 
 
 def _redact_request(messages: list[dict[str, str]]) -> dict[str, Any]:
-    key, pii = os.environ.get("OPENAI_API_KEY"), os.environ.get("DRAFTROOM_REDACT_PII")
+    key, pii = setting("openai_api_key"), str(setting("redact_pii"))
     return {
         "messages": [{**m, "content": _redact_message(m["content"], key, pii)} for m in messages]
     }

@@ -18,6 +18,7 @@ from sqlalchemy.engine import Connection
 from db.models import Run, RunStatus, utcnow
 from db.prepared import Prepared
 from db.session import get_engine, session_scope
+from engine.config import setting
 
 # Statements built once and run on the DB-API cursor (db.prepared: SQLAlchemy's execution
 # machinery cost more than the statement); the time and the lease length are parameters.
@@ -63,7 +64,7 @@ _HEARTBEAT = (
 
 
 def lease_seconds() -> float:
-    return float(os.environ.get("DRAFTROOM_LEASE_SECONDS", "30"))
+    return float(setting("lease_seconds"))
 
 
 def new_worker_id(prefix: str = "worker") -> str:

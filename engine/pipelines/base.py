@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -104,6 +104,8 @@ class Pipeline:
     review_context: Callable[[Any, dict[str, Any], str], dict[str, Any]] | None = None
     """(session, run input, stage) -> what the checks and critics need from the database
     (e.g. the brand profile), resolved when a review step opens or a person acts."""
+    exports: Mapping[str, Callable[[Any], str | bytes]] = field(default_factory=dict)
+    """Format -> exporter of the run's read model (engine/exports/hooks.py); JSON is common."""
 
     def context_for_review(self, session: Any, run_input: dict[str, Any],
                            stage: str) -> dict[str, Any]:

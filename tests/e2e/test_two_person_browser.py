@@ -100,3 +100,21 @@ def test_two_person_approval_in_the_browser(browser, app: AppServer, worker_star
     _shot(kim, artifacts, "two-person-4-approved")
     kim_ctx.close()
     assert get_run(run_id).status == "approved"
+
+
+def test_the_start_form_says_which_contact_details_were_taken_out(  # type: ignore[no-untyped-def]
+        browser, app: AppServer, artifacts: Path) -> None:
+    from engine.views import list_runs
+
+    ctx, page = _tab(browser, app, "Dr. Lee")
+    page.get_by_role("textbox", name="What should the exercise help with?").fill(
+        "Help Jane Roe (jane.roe@example.org, +1 415 555 0134) manage exam panic")
+    page.get_by_role("button", name="Start drafting").click()
+    expect(page.get_by_text("1 email address and 1 phone number").first).to_be_visible()
+    expect(page.get_by_text("intent: Help Jane Roe ([email], [phone])")).to_be_visible()
+    _shot(page, artifacts, "pii-start-notice")
+    page.get_by_role("button", name="Open run").click()
+    page.wait_for_url("**/run?run=*")
+    expect(page.get_by_role("heading", name="Help Jane Roe ([email], [phone])")).to_be_visible()
+    ctx.close()
+    assert "jane.roe" not in list_runs(limit=1)[0].title

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import sys
 
+from engine.config import ConfigError
 from engine.errors import ApprovalBlocked, ServiceError
 
 
@@ -19,7 +20,7 @@ def main(argv: list[str] | None = None) -> int:
     except ApprovalBlocked as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    except ServiceError as exc:
+    except (ServiceError, ConfigError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     except json.JSONDecodeError as exc:

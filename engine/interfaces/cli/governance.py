@@ -87,26 +87,28 @@ def cmd_mcp_token(a: argparse.Namespace) -> int:
 def register(sub: argparse._SubParsersAction,  # type: ignore[type-arg]
              actor: Callable[[argparse.ArgumentParser], None]) -> None:
     au = sub.add_parser("audit", help="check the tamper-evident audit trail")
-    au_sub = au.add_subparsers(dest="audit_cmd", required=True)
+    au_sub = au.add_subparsers(dest="audit_cmd", required=True, metavar="verify",
+                              help="what to do with the trail")
     av = au_sub.add_parser("verify", help="recompute every act's hash; report the first "
                                           "broken link (exit 1)")
     av.add_argument("--run", dest="run_id", type=int, help="only this run")
     av.set_defaults(fn=cmd_audit_verify)
 
     asg = sub.add_parser("assign", help="assign a run to a person or a role (role:clinician)")
-    asg.add_argument("run_id", type=int)
+    asg.add_argument("run_id", type=int, help="the run's id (see `list`)")
     asg.add_argument("--to", required=True,
                      help='a name, or role:ROLE; "" takes the assignment away')
     actor(asg)
     asg.set_defaults(fn=cmd_assign)
 
     po = sub.add_parser("policy", help="approval policies per kind (who approves, how many)")
-    po_sub = po.add_subparsers(dest="policy_cmd", required=True)
+    po_sub = po.add_subparsers(dest="policy_cmd", required=True, metavar="{show,set}",
+                              help="show or set a kind's policy")
     ps = po_sub.add_parser("show", help="each kind's policy")
-    ps.add_argument("kind", nargs="?")
+    ps.add_argument("kind", nargs="?", help="protocol or campaign (default: every kind)")
     ps.set_defaults(fn=cmd_policy)
     pset = po_sub.add_parser("set", help="store a kind's policy (admins)")
-    pset.add_argument("kind")
+    pset.add_argument("kind", help="protocol or campaign")
     pset.add_argument("--roles", required=True, help="comma-separated roles that may approve")
     pset.add_argument("--approvals", type=int, choices=[1, 2], default=1,
                       help="2: the two-person rule")
@@ -114,13 +116,14 @@ def register(sub: argparse._SubParsersAction,  # type: ignore[type-arg]
     pset.set_defaults(fn=cmd_policy)
 
     tk = sub.add_parser("mcp-token", help="bearer tokens for MCP over HTTP")
-    tk_sub = tk.add_subparsers(dest="token_cmd", required=True)
+    tk_sub = tk.add_subparsers(dest="token_cmd", required=True, metavar="{new,revoke,list}",
+                              help="make, revoke or list tokens")
     tn = tk_sub.add_parser("new", help="make a token (printed once)")
     tn.add_argument("name", help="recorded as the actor of acts done with it")
     actor(tn)
     tn.set_defaults(fn=cmd_mcp_token)
     tr = tk_sub.add_parser("revoke", help="stop accepting a token")
-    tr.add_argument("name")
+    tr.add_argument("name", help="the token's name (see `mcp-token list`)")
     actor(tr)
     tr.set_defaults(fn=cmd_mcp_token)
     tl = tk_sub.add_parser("list", help="token names and states (never the tokens)")

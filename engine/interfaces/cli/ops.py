@@ -44,6 +44,12 @@ def cmd_worker(a: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_serve(a: argparse.Namespace) -> int:
+    from engine.interfaces.serve import serve
+
+    return serve(port=a.port)
+
+
 def cmd_migrate(_a: argparse.Namespace) -> int:
     from db.migrate import migrate
 
@@ -53,27 +59,20 @@ def cmd_migrate(_a: argparse.Namespace) -> int:
 
 
 def cmd_export(a: argparse.Namespace) -> int:
-    from engine.exports.markdown import export_markdown
+    """Text formats to stdout (or --output); a PDF to a file. A format this run's kind does
+    not export as is refused, naming the ones it does."""
+    from engine.exports.formats import MEDIA, export
 
-    if a.format == "pdf":
-        return _export_pdf(a)
-    out = (
-        export_markdown(a.run_id)
-        if a.format == "md"
-        else views.get_run(a.run_id).model_dump_json(indent=2)
-    )
-    print(out)
-    return 0
-
-
-def _export_pdf(a: argparse.Namespace) -> int:
-    from engine.exports.pdf import export_pdf
-
-    path = a.output or f"run-{a.run_id}.pdf"
-    data = export_pdf(a.run_id)
+    fmt = "markdown" if a.format == "md" else a.format
+    data = export(views.get_run(a.run_id), fmt)
+    if isinstance(data, str) and not a.output:
+        sys.stdout.write(data if data.endswith("\n") else data + "\n")
+        return 0
+    path = a.output or f"run-{a.run_id}.{MEDIA[fmt][1]}"
+    raw = data.encode() if isinstance(data, str) else data
     with open(path, "wb") as fh:
-        fh.write(data)
-    print(f"wrote {path} ({len(data):,} bytes)")
+        fh.write(raw)
+    print(f"wrote {path} ({len(raw):,} bytes)")
     return 0
 
 

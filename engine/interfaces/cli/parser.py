@@ -6,140 +6,185 @@ import argparse
 
 from engine.interfaces.cli import governance, ops, review
 
+RUN_ID = "the run's id (see `list`)"
+
+
+def within(kind: type[int] | type[float], low: float, high: float):  # type: ignore[no-untyped-def]
+    """An argparse type: a number in [low, high]; argparse names the option in its error."""
+
+    def parse(text: str) -> int | float:
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"{text} is outside {low:g} to {high:g}")
+        return value
+
+    return parse
+NO_WAIT = "return at once; a worker (`worker`, or `make run`) drives the run"
+
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m engine", description="Draftroom engine")
-    sub = p.add_subparsers(dest="cmd", required=True)
+    p = argparse.ArgumentParser(
+        prog="python -m engine",
+        description="Draftroom: drafts by teams of LLM agents, reviewed by people.",
+        epilog="`python -m engine COMMAND --help` shows a command's options.")
+    sub = p.add_subparsers(dest="cmd", required=True, metavar="COMMAND")
+
+    def command(name: str, help: str) -> argparse.ArgumentParser:
+        return sub.add_parser(name, help=help, description=help)
+
+    def run_id(sp: argparse.ArgumentParser) -> None:
+        sp.add_argument("run_id", type=int, help=RUN_ID)
 
     def actor(sp: argparse.ArgumentParser) -> None:
         sp.add_argument("--actor", default=review.actor_default(),
                         help="who is acting (default: $DRAFTROOM_USER or your login)")
 
-    r = sub.add_parser("run", help="start a run and drive it to review")
-    r.add_argument("kind")
-    r.add_argument("--intent")
-    r.add_argument("--audience")
-    r.add_argument("--exercise-type", dest="exercise_type")
+    def no_wait(sp: argparse.ArgumentParser) -> None:
+        sp.add_argument("--no-wait", action="store_true", help=NO_WAIT)
+
+    def loop_params(sp: argparse.ArgumentParser) -> None:
+        sp.add_argument("--max-iterations", type=within(int, 1, 20),
+                        help="draft/review rounds before it stops for a person (1-20)")
+        sp.add_argument("--threshold", action="append", metavar="NAME=VALUE",
+                        help="a score the draft must reach, 0 to 1 (e.g. safety=0.9); repeat")
+
+    r = command("run", "start a run and drive it to review")
+    r.add_argument("kind", help="what to draft: protocol or campaign")
+    r.add_argument("--intent", help="a protocol's request, in the clinician's words")
+    r.add_argument("--audience", help="who a protocol is for (e.g. university students)")
+    r.add_argument("--exercise-type", dest="exercise_type",
+                   help="a protocol's exercise type (e.g. breathing, thought record)")
     r.add_argument("--input-json", help="the whole input as JSON (campaigns)")
-    r.add_argument("--max-iterations", type=int)
-    r.add_argument("--threshold", action="append", metavar="NAME=VALUE")
-    r.add_argument("--budget", type=float, help="USD budget for this run")
-    r.add_argument("--no-wait", action="store_true", help="queue it for a worker and return")
+    loop_params(r)
+    r.add_argument("--budget", type=within(float, 0, 100_000), help="USD budget for this run")
+    no_wait(r)
     actor(r)
     r.set_defaults(fn=review.cmd_run)
 
-    ls = sub.add_parser("list", help="runs, newest first")
-    ls.add_argument("--kind")
-    ls.add_argument("--status")
-    ls.add_argument("--limit", type=int, default=50)
+    ls = command("list", "runs, newest first")
+    ls.add_argument("--kind", help="only runs of this kind (protocol, campaign)")
+    ls.add_argument("--status", help="only runs in this status (e.g. awaiting_review)")
+    ls.add_argument("--limit", type=int, default=50, help="at most this many (default 50)")
     ls.set_defaults(fn=review.cmd_list)
 
-    sh = sub.add_parser("show", help="a run with every version, scores, notes, flags")
-    sh.add_argument("run_id", type=int)
-    sh.add_argument("--json", action="store_true")
+    sh = command("show", "a run with every version, its scores, flags and notes")
+    run_id(sh)
+    sh.add_argument("--json", action="store_true", help="the whole run as JSON")
     sh.add_argument("--full", action="store_true", help="print every version's text")
     sh.set_defaults(fn=review.cmd_show)
 
-    ap = sub.add_parser("approve")
-    ap.add_argument("run_id", type=int)
-    ap.add_argument("--version", type=int, help="draft version to approve (default: current)")
+    ap = command("approve", "approve a version (the last stage's approval finishes the run)")
+    run_id(ap)
+    ap.add_argument("--version", type=int, help="the version to approve (default: current)")
     ap.add_argument("--override", help="reason to approve despite open safety flags")
-    ap.add_argument("--no-wait", action="store_true")
+    no_wait(ap)
     actor(ap)
     ap.set_defaults(fn=review.cmd_approve)
 
-    ed = sub.add_parser("edit", help="save a new version from FILE (or - for stdin)")
-    ed.add_argument("run_id", type=int)
-    ed.add_argument("file")
-    ed.add_argument("--no-wait", action="store_true")
+    ed = command("edit", "save your text as a new version; the critics re-score it")
+    run_id(ed)
+    ed.add_argument("file", help="the new text: a file, or - for stdin")
+    no_wait(ed)
     actor(ed)
     ed.set_defaults(fn=review.cmd_edit)
 
-    rv = sub.add_parser("revise", help="send back to the drafter with a comment")
-    rv.add_argument("run_id", type=int)
-    rv.add_argument("--comment", required=True)
-    rv.add_argument("--no-wait", action="store_true")
+    rv = command("revise", "send the draft back to the drafter with a comment")
+    run_id(rv)
+    rv.add_argument("--comment", required=True, help="what to change")
+    no_wait(rv)
     actor(rv)
     rv.set_defaults(fn=review.cmd_revise)
 
-    rj = sub.add_parser("reject")
-    rj.add_argument("run_id", type=int)
-    rj.add_argument("--comment")
+    rj = command("reject", "reject the run: nothing from it will be used")
+    run_id(rj)
+    rj.add_argument("--comment", help="why, for the audit trail")
     actor(rj)
     rj.set_defaults(fn=review.cmd_reject)
 
-    ht = sub.add_parser("halt")
-    ht.add_argument("run_id", type=int)
-    ht.add_argument("--comment")
+    ht = command("halt", "stop a running run after its current step, for review")
+    run_id(ht)
+    ht.add_argument("--comment", help="why, for the audit trail")
     actor(ht)
     ht.set_defaults(fn=review.cmd_halt)
 
-    rt = sub.add_parser("retry", help="retry a failed step")
-    rt.add_argument("run_id", type=int)
-    rt.add_argument("--no-wait", action="store_true")
+    rt = command("retry", "run a failed step again")
+    run_id(rt)
+    no_wait(rt)
     actor(rt)
     rt.set_defaults(fn=review.cmd_retry)
 
-    rs = sub.add_parser("resume", help="drive a queued run (or one whose worker died) here")
-    rs.add_argument("run_id", type=int)
+    rs = command("resume", "drive a queued run (or one whose worker's lease expired) here")
+    run_id(rs)
     rs.set_defaults(fn=review.cmd_resume)
 
-    sc = sub.add_parser("screen", help="deterministic checks of any text, JSON out")
-    sc.add_argument("kind")
+    bu = command("budget", "change a run's budget; a run stopped by its budget goes on")
+    run_id(bu)
+    bu.add_argument("--usd", type=within(float, 0, 100_000), help="the new budget in USD")
+    bu.add_argument("--none", action="store_true", help="remove the run's budget")
+    no_wait(bu)
+    actor(bu)
+    bu.set_defaults(fn=review.cmd_budget)
+
+    br = command("branch", "start a new run from a version of a run")
+    run_id(br)
+    br.add_argument("--version", type=int, help="the version to start from (default: current)")
+    br.add_argument("--guidance", help="a note for the drafter, acted on first")
+    loop_params(br)
+    no_wait(br)
+    actor(br)
+    br.set_defaults(fn=review.cmd_branch)
+
+    sc = command("screen", "the deterministic checks on any text, as JSON")
+    sc.add_argument("kind", help="which checks: protocol or campaign")
     sc.add_argument("file", help="a file, or - for stdin")
     sc.set_defaults(fn=ops.cmd_screen)
 
-    wk = sub.add_parser("worker", help="claim and drive queued runs")
-    wk.add_argument("--poll", type=float, default=0.5)
+    wk = command("worker", "claim and drive queued runs until stopped")
+    wk.add_argument("--poll", type=float, default=0.5,
+                    help="seconds between looks at an empty queue (default 0.5)")
     wk.add_argument("--once", action="store_true", help="exit when the queue is empty")
-    wk.add_argument("--verbose", action="store_true")
+    wk.add_argument("--verbose", action="store_true", help="print every step")
     wk.set_defaults(fn=ops.cmd_worker)
 
-    mg = sub.add_parser("migrate", help="create or upgrade the database schema")
+    sv = command("serve", "the app and a worker together, stopped together (`make run`)")
+    sv.add_argument("--port", type=int, default=8501, help="the app's port (default 8501)")
+    sv.set_defaults(fn=ops.cmd_serve)
+
+    mg = command("migrate", "create or upgrade the database schema")
     mg.set_defaults(fn=ops.cmd_migrate)
 
-    ex = sub.add_parser("export", help="export a run")
-    ex.add_argument("run_id", type=int)
-    ex.add_argument("--format", choices=["md", "json", "pdf"], default="md")
-    ex.add_argument("--output", "-o", help="where to write the PDF (default: run-ID.pdf)")
+    ex = command("export", "export a run: md, json, pdf, csv (a campaign's messages)")
+    run_id(ex)
+    ex.add_argument("--format", choices=["md", "json", "pdf", "csv"], default="md",
+                    help="md (default), json; pdf: a protocol's handout or a campaign's "
+                         "plan (DRAFT until approved); csv: a campaign's messages")
+    ex.add_argument("--output", "-o",
+                    help="write to this file (a PDF's default: run-ID.pdf; text: stdout)")
     ex.set_defaults(fn=ops.cmd_export)
 
-    mc = sub.add_parser("mcp", help="serve Draftroom over MCP (stdio, or HTTP on 127.0.0.1)")
+    mc = command("mcp", "serve Draftroom over MCP (stdio, or HTTP on 127.0.0.1)")
     mc.add_argument("--http", type=int, metavar="PORT", help="streamable HTTP on this port")
     mc.add_argument("--worker", action="store_true", help="also drive queued runs here")
     mc.set_defaults(fn=ops.cmd_mcp)
 
-    br = sub.add_parser("branch", help="start a new run from a version of a run")
-    br.add_argument("run_id", type=int)
-    br.add_argument("--version", type=int, help="draft version to start from (default: current)")
-    br.add_argument("--guidance", help="a note for the drafter, acted on first")
-    br.add_argument("--max-iterations", type=int)
-    br.add_argument("--threshold", action="append", metavar="NAME=VALUE")
-    br.add_argument("--no-wait", action="store_true")
-    actor(br)
-    br.set_defaults(fn=review.cmd_branch)
-    sd = sub.add_parser("seed-demo", help="add a realistic demo dataset (runs, steps, calls)")
+    sd = command("seed-demo", "add a realistic demo dataset (runs, steps, calls)")
     sd.add_argument("--calls", type=int, default=100_000, help="LLM calls to add")
     sd.add_argument("--runs", type=int, help="runs to spread them over (default: calls / 20)")
-    sd.add_argument(
-        "--big-run-calls",
-        type=int,
-        default=500,
-        help="calls of one long run, for the Traces page (0: none)",
-    )
+    sd.add_argument("--big-run-calls", type=int, default=500,
+                    help="calls of one long run, for the Traces page (0: none)")
     sd.add_argument("--seed", type=int, default=7, help="random seed")
     sd.set_defaults(fn=ops.cmd_seed_demo)
 
-    et = sub.add_parser("export-trace", help="a run's trace: JSONL events, summary, OTLP spans")
-    et.add_argument("run_id", type=int)
-    et.add_argument("--format", choices=["jsonl", "summary", "otlp"], default="jsonl")
-    et.add_argument(
-        "--send",
-        action="store_true",
-        help="POST the OTLP spans to the collector ($DRAFTROOM_OTLP_ENDPOINT)",
-    )
+    et = command("export-trace", "a run's trace: JSONL events, summary, OTLP spans")
+    run_id(et)
+    et.add_argument("--format", choices=["jsonl", "summary", "otlp"], default="jsonl",
+                    help="jsonl (default): one event per line; summary; otlp: spans as JSON")
+    et.add_argument("--send", action="store_true",
+                    help="POST the OTLP spans to the collector ($DRAFTROOM_OTLP_ENDPOINT)")
     et.add_argument("--endpoint", help="collector URL (default: $DRAFTROOM_OTLP_ENDPOINT)")
     et.set_defaults(fn=ops.cmd_export_trace)
     governance.register(sub, actor)  # audit verify, assign, policy, mcp-token
     return p
-

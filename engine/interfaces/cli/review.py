@@ -6,19 +6,21 @@ from __future__ import annotations
 import argparse
 import getpass
 import json
-import os
 import sys
+from datetime import UTC, datetime
 from typing import Any
 
 from engine import run_list, service, views
-from engine.errors import ServiceError
+from engine.config import settings
+from engine.errors import InvalidInput, InvalidState, ServiceError
 from engine.interfaces.cli.governance import os_verified
 from engine.loop.steps import StepEvent
+from engine.nothing_to_review import nothing_to_review
 
 
 def actor_default() -> str:
     try:
-        return os.environ.get("DRAFTROOM_USER") or getpass.getuser()
+        return settings().user or getpass.getuser()
     except Exception:
         return "cli"
 
@@ -41,8 +43,7 @@ def _drive(run_id: int) -> int:
     worker = Worker(on_event=_print_event)
     status = worker.run_given(run_id)
     if status is None:
-        print(f"run {run_id} is being worked on elsewhere (or not queued); see `show`.")
-        return 0
+        return _not_driven(views.get_run(run_id))
     d = views.get_run(run_id)
     print(f"status: {d.status}" + (f" ({d.halt_reason})" if d.halt_reason else ""))
     if d.error:
@@ -58,6 +59,39 @@ def _drive(run_id: int) -> int:
     return 0 if d.status != "failed" else 3
 
 
+def _not_driven(d: views.RunDetail) -> int:
+    """Why this process could not drive the run: another process holds its lease (until
+    when), or the run is not waiting for a worker at all. Either way, exit 1."""
+    if d.status in ("queued", "running") and d.lease_owner and d.lease_expires:
+        until = d.lease_expires if d.lease_expires.tzinfo else d.lease_expires.replace(tzinfo=UTC)
+        left = (until - datetime.now(UTC)).total_seconds()
+        print(f"run {d.id} is held by {d.lease_owner} until {until:%H:%M:%S} UTC "
+              f"({max(0.0, left):.0f} s from now). If that process is gone, the lease expires "
+              f"then and any worker (or `resume {d.id}` after it) takes the run over.",
+              file=sys.stderr)
+    else:
+        print(f"run {d.id} is {d.status.replace('_', ' ')}: there is nothing to resume "
+              "(a worker drives queued runs; see `show`).", file=sys.stderr)
+    return 1
+
+
+def parse_thresholds(values: list[str] | None) -> dict[str, float]:
+    """--threshold NAME=VALUE, each VALUE a score between 0 and 1."""
+    out: dict[str, float] = {}
+    for given in values or []:
+        name, sep, raw = given.partition("=")
+        try:
+            value = float(raw) if sep and name.strip() else None
+        except ValueError:
+            value = None
+        if value is None or not 0.0 <= value <= 1.0:
+            raise InvalidInput(f"--threshold takes NAME=VALUE with VALUE between 0 and 1 "
+                               f"(e.g. --threshold safety=0.85); got {given!r}.",
+                               {"--threshold": "NAME=VALUE, VALUE between 0 and 1"})
+        out[name.strip()] = value
+    return out
+
+
 def cmd_run(a: argparse.Namespace) -> int:
     data: dict[str, Any] = json.loads(a.input_json) if a.input_json else {}
     for key in ("intent", "audience", "exercise_type"):
@@ -67,7 +101,7 @@ def cmd_run(a: argparse.Namespace) -> int:
     if a.max_iterations:
         params["max_iterations"] = a.max_iterations
     if a.threshold:
-        params["thresholds"] = {k: float(v) for k, v in (t.split("=", 1) for t in a.threshold)}
+        params["thresholds"] = parse_thresholds(a.threshold)
     if a.budget is not None:
         params["budget_usd"] = a.budget
     run_id = service.start_run(kind=a.kind, input=data, params=params, actor=a.actor)
@@ -106,6 +140,10 @@ def cmd_show(a: argparse.Namespace) -> int:
     print(f"thresholds: {_fmt_scores(d.thresholds)}  cost: ${d.cost_usd:.4f}")
     if d.error:
         print(f"error: {d.error}")
+    empty = nothing_to_review(d)
+    if empty:
+        print(_with_commands(empty.sentence(), d))
+    notes = _notes_by_draft(d)
     for dr in d.drafts:
         marks = [
             m
@@ -122,12 +160,14 @@ def cmd_show(a: argparse.Namespace) -> int:
         )
         for f in dr.flags:
             print(f'   FLAG {f.category}: "{f.text}" [{f.start}:{f.end}]')
+        for n in notes.pop(dr.id, []):
+            print(f"   note [{n.priority}] {n.author} -> {n.target}: {n.text}")
         if a.full or dr.id == d.current_draft_id:
             print(dr.content)
-    if d.notes:
-        print("\nnotes:")
-        for n in d.notes:
-            print(f"  [{n.priority}] {n.author} -> {n.target}: {n.text}")
+    if notes.get(None):
+        print("\nnotes on the run (no version):")
+        for n in notes[None]:
+            print(f"   note [{n.priority}] {n.author} -> {n.target}: {n.text}")
     if d.actions:
         print("\naudit trail:")
         for act in d.actions:
@@ -137,6 +177,23 @@ def cmd_show(a: argparse.Namespace) -> int:
                 + (f": {act.comment}" if act.comment else "")
             )
     return 0
+
+
+def _notes_by_draft(d: views.RunDetail) -> dict[int | None, list[views.NoteView]]:
+    """Each note under the version it was written about (None: about the run)."""
+    known = {dr.id for dr in d.drafts}
+    out: dict[int | None, list[views.NoteView]] = {}
+    for n in d.notes:
+        out.setdefault(n.draft_id if n.draft_id in known else None, []).append(n)
+    return out
+
+
+def _with_commands(text: str, d: views.RunDetail) -> str:
+    """The remedies as the commands that do them."""
+    if d.halt_reason == "budget_reached":
+        return (f"{text}\n  raise it:  python -m engine budget {d.id} --usd AMOUNT"
+                f"\n  or:        python -m engine run {d.kind} ... --budget AMOUNT")
+    return f"{text}\n  reject it: python -m engine reject {d.id} --comment REASON"
 
 
 def _draft_id(run_id: int, version: int | None) -> int | None:
@@ -150,6 +207,9 @@ def _draft_id(run_id: int, version: int | None) -> int | None:
 
 
 def cmd_approve(a: argparse.Namespace) -> int:
+    empty = nothing_to_review(views.get_run(a.run_id))
+    if empty:
+        raise InvalidState(_with_commands(empty.sentence(), views.get_run(a.run_id)))
     did = service.approve(
         run_id=a.run_id,
         actor=a.actor,
@@ -178,7 +238,8 @@ def _read(path: str) -> str:
 def cmd_edit(a: argparse.Namespace) -> int:
     did = service.edit(run_id=a.run_id, actor=a.actor, content=_read(a.file),
                        verified=os_verified(a.actor))
-    print(f"saved as draft {did}; re-scoring")
+    saved = views.get_run(a.run_id).draft(did)
+    print(f"saved as version {saved.version if saved else '?'}; re-scoring")
     return 0 if a.no_wait else _drive(a.run_id)
 
 
@@ -213,6 +274,18 @@ def cmd_resume(a: argparse.Namespace) -> int:
     return _drive(a.run_id)
 
 
+def cmd_budget(a: argparse.Namespace) -> int:
+    usd = None if a.none else a.usd
+    if usd is None and not a.none:
+        raise InvalidInput("budget takes --usd AMOUNT (or --none to remove the budget).")
+    service.set_budget(run_id=a.run_id, actor=a.actor, budget_usd=usd,
+                       verified=os_verified(a.actor))
+    d = views.get_run(a.run_id)
+    shown = "no budget" if usd is None else f"budget ${usd:,.4f}"
+    print(f"run {d.id}: {shown}; it is {d.status.replace('_', ' ')}")
+    return 0 if a.no_wait or d.status != "queued" else _drive(a.run_id)
+
+
 def cmd_branch(a: argparse.Namespace) -> int:
     from engine.branch import branch_run
 
@@ -221,7 +294,7 @@ def cmd_branch(a: argparse.Namespace) -> int:
     if a.max_iterations:
         params["max_iterations"] = a.max_iterations
     if a.threshold:
-        params["thresholds"] = {k: float(v) for k, v in (t.split("=", 1) for t in a.threshold)}
+        params["thresholds"] = parse_thresholds(a.threshold)
     new_id = branch_run(
         run_id=a.run_id, draft_id=did or 0, actor=a.actor, params=params, guidance=a.guidance
     )

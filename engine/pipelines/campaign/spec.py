@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from engine.exports.hooks import CAMPAIGN_EXPORTS
 from engine.llm.offline.campaign.brief import draft_brief
 from engine.llm.offline.campaign.outreach import draft_outreach
 from engine.llm.offline.campaign.plan import draft_plan
@@ -117,4 +118,5 @@ CAMPAIGN = Pipeline(
     title=_title,
     stage_context=stage_context,
     review_context=review_context,
+    exports=CAMPAIGN_EXPORTS,
 )

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from engine.checks.base import CheckResult
 from engine.checks.safety import screen_protocol
+from engine.exports.hooks import PROTOCOL_EXPORTS
 from engine.llm.offline.protocol import drafter as offline
 from engine.pipelines.base import AgentSpec, DraftTask, Pipeline, StageSpec
 from engine.pipelines.protocol.critics import CLINICAL_CRITIC, SAFETY_GUARDIAN
@@ -66,4 +67,5 @@ PROTOCOL = Pipeline(
         ),
     ),
     title=lambda i: (i.intent if len(i.intent) <= 80 else i.intent[:77] + "..."),
+    exports=PROTOCOL_EXPORTS,
 )

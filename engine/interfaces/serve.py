@@ -1,0 +1,118 @@
+"""`make run` (`python -m engine serve`): the app and a worker process together, so work
+starts with the server, not with the first browser session, and stops with it.
+
+The app serves on 127.0.0.1. Another address (DRAFTROOM_SERVER_ADDRESS) exposes the review
+desk to the network, so it needs sign-in: Streamlit's OIDC `[auth]` in secrets.toml. Without
+it the launcher refuses to start and says what to configure."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import threading
+import tomllib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from engine.config import settings
+
+APP = Path(__file__).resolve().parents[2] / "app.py"
+PROVIDER_KEYS = ("client_id", "client_secret", "server_metadata_url")
+GRACE_SECONDS = 10.0
+
+
+def secrets_files(cwd: Path | None = None) -> list[Path]:
+    """Where Streamlit reads secrets.toml from, the later overriding the earlier."""
+    return [Path.home() / ".streamlit" / "secrets.toml",
+            (cwd or Path.cwd()) / ".streamlit" / "secrets.toml"]
+
+
+def _auth_section(cwd: Path | None) -> dict[str, Any]:
+    auth: dict[str, Any] = {}
+    for path in secrets_files(cwd):
+        if path.is_file():
+            with path.open("rb") as fh:
+                section = tomllib.load(fh).get("auth")
+            if isinstance(section, Mapping):
+                auth.update(section)
+    return auth
+
+
+def auth_problem(cwd: Path | None = None) -> str | None:
+    """What sign-in lacks, as Streamlit's st.login would find it; None when configured."""
+    auth = _auth_section(cwd)
+    if not auth:
+        return "there is no [auth] section in .streamlit/secrets.toml"
+    missing = [k for k in ("redirect_uri", "cookie_secret") if not auth.get(k)]
+    providers = [v for v in auth.values() if isinstance(v, Mapping)] or [auth]
+    if not any(all(p.get(k) for k in PROVIDER_KEYS) for p in providers):
+        missing.append("a provider's " + ", ".join(PROVIDER_KEYS))
+    return f"[auth] lacks {'; '.join(missing)}" if missing else None
+
+
+def refusal(address: str, cwd: Path | None = None) -> str | None:
+    """Why the app must not serve on this address; None when it may."""
+    if address in ("127.0.0.1", "localhost", "::1"):
+        return None
+    problem = auth_problem(cwd)
+    if problem is None:
+        return None
+    return (f"Refusing to serve on {address}: anyone who can reach it could open the review "
+            f"desk and approve a protocol, and sign-in is not configured ({problem}).\n"
+            "Configure Streamlit's OIDC sign-in in .streamlit/secrets.toml:\n"
+            "  [auth]\n  redirect_uri = \"https://HOST/oauth2callback\"\n"
+            "  cookie_secret = \"a long random string\"\n  client_id = \"...\"\n"
+            "  client_secret = \"...\"\n"
+            "  server_metadata_url = \"https://ISSUER/.well-known/openid-configuration\"\n"
+            "or unset DRAFTROOM_SERVER_ADDRESS to serve on 127.0.0.1 only.")
+
+
+def _commands(port: int, address: str) -> list[list[str]]:
+    py = sys.executable
+    return [
+        [py, "-m", "engine", "worker"],
+        [py, "-m", "streamlit", "run", str(APP), "--server.port", str(port),
+         "--server.address", address, "--server.headless", "true",
+         "--browser.gatherUsageStats", "false"],
+    ]
+
+
+def serve(port: int) -> int:
+    """Migrate, then run the worker and the app until either ends or this process is
+    stopped (SIGINT, SIGTERM); then stop the other. Returns the exit code."""
+    from db.migrate import migrate
+
+    address = settings().server_address
+    refused = refusal(address)
+    if refused:
+        print(refused, file=sys.stderr)
+        return 2
+    migrate()
+    stop = threading.Event()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, lambda *_: stop.set())
+    procs = [subprocess.Popen(cmd) for cmd in _commands(port, address)]
+    print(f"Draftroom on http://{address}:{port} with a worker (pid {procs[0].pid}); "
+          "Ctrl+C stops both.", flush=True)
+    try:
+        while not stop.is_set() and all(p.poll() is None for p in procs):
+            stop.wait(0.5)
+    finally:
+        _stop_all(procs)
+    ended = [p.returncode for p in procs if p.returncode not in (None, 0, -signal.SIGTERM)]
+    return 0 if stop.is_set() or not ended else int(ended[0])
+
+
+def _stop_all(procs: list[subprocess.Popen[bytes]]) -> None:
+    """SIGTERM each (the worker hands its run back to the queue), then SIGKILL stragglers."""
+    for p in procs:
+        if p.poll() is None:
+            p.terminate()
+    for p in procs:
+        try:
+            p.wait(timeout=GRACE_SECONDS)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
