@@ -6,6 +6,7 @@ from __future__ import annotations
 import streamlit as st
 
 from engine.errors import NotFound
+from engine.pipelines.registry import PIPELINES
 from engine.run_list import list_runs
 from engine.views import get_run
 from ui.acts import edit_toggle, render_acts, render_edit_form, show_flash, show_outcome
@@ -67,6 +68,12 @@ render_header(detail)
 render_unknown(detail)
 render_progress(detail)
 render_status_banner(detail)
+if detail.kind not in PIPELINES:
+    # No pipeline to score, act or export with: the stored text only (render_unknown says why).
+    if detail.current is not None:
+        with st.container(border=True):
+            render_draft(detail, detail.current)
+    st.stop()
 
 left, right = st.columns([3, 2], gap="large")
 with left:
