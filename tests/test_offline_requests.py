@@ -150,3 +150,38 @@ def test_a_comment_the_drafter_cannot_apply_shows_in_the_run(db_url: str) -> Non
     assert "Ride one floor in an elevator with a friend." in text
     assert 'Not applied: "Also translate it into Klingon"' in text
     assert not d.current.flags  # type: ignore[union-attr]
+
+
+def test_outreach_offers_the_fee_a_person_names_and_mentions_read_as_sentences(
+        db_url: str) -> None:
+    b = next(x for x in list_brands() if x.name == "Lumen Skin")
+    run_input = {"brand_id": b.id, "brand_name": b.name, "goal": "Grow our skincare club",
+                 "audience": "locals", "budget": 3000, "channels": ["email", "sms"],
+                 "num_creators": 2}
+    with session_scope() as s:
+        ctx = CAMPAIGN.context_for_review(s, run_input, "outreach")
+    shortlist = [{"handle": "@dr.vogel", "name": "Dr. Lena Vogel", "platform": "instagram",
+                  "niche": "dermatology", "location": "Berlin", "fee_usd": 420},
+                 {"handle": "@maya", "name": "Maya Cohen", "platform": "tiktok",
+                  "niche": "skincare", "location": "Haifa", "fee_usd": 300}]
+
+    def draft(previous: str | None, feedback: list[str]) -> str:
+        return render_outreach_draft(draft_outreach(DraftTask(
+            kind="campaign", stage="outreach", input=run_input, iteration=2 if previous else 1,
+            previous=previous, context=ctx | {"shortlist": shortlist, "feedback": feedback})))
+
+    first = draft(None, [])
+    revised = draft(first, ["Offer Dr. Vogel her usual fee of 1800 dollars",
+                            "Mention that the cream is fragrance-free"])
+    vogel = revised.split("## @dr.vogel")[1].split("## @maya")[0]
+    maya = revised.split("## @maya")[1]
+    assert "$1,800" in vogel and "$420" not in vogel
+    assert "$1,800" not in maya  # only the creator named gets the fee
+    assert "The cream is fragrance-free." in vogel and "That the cream" not in revised
+
+
+def test_a_feared_outcome_is_not_made_into_a_ladder_but_a_feared_place_is() -> None:
+    d, _ = _draft("I'm scared of losing my job")
+    assert not any("losing your job" in s for s in d.steps)  # a worry, not a place to approach
+    d, _ = _draft("Graded exposure for social anxiety at work meetings")
+    assert _steps_with(d, "work meetings") >= 3

@@ -120,7 +120,35 @@ def mentions_in(feedback: list[str]) -> list[str]:
     for f in feedback:
         for m in re.finditer(r"\b(?:mention|include|add|highlight|focus on|talk about)\b:?\s+"
                              r"(?!@)([^.;\n!?]{3,80})", f, re.I):
-            out.append(m.group(1).strip().rstrip(","))
+            out.append(re.sub(r"^that\s+", "", m.group(1).strip().rstrip(","), flags=re.I))
+    return out
+
+
+_FEE = re.compile(  # names are capitalised, so only the verbs and units ignore case
+    r"\b(?i:offer|pay|give)\s+(@[\w.]*\w|(?:(?i:dr|mr|mrs|ms|mx)\.?\s+)?[A-Z][\w'-]+"
+    r"(?:\s+[A-Z][\w'-]+)?)\b[^.;\n]{0,40}?(?:\$\s?|(?i:usd)\s?)?(\d[\d,]*(?:\.\d+)?)\s*"
+    r"(?:(?i:k)\b)?")
+_TITLES = re.compile(r"^(?:dr|mr|mrs|ms|mx)\.?\s+", re.I)
+
+
+def fee_offers(feedback: list[str], shortlist: list[dict[str, Any]]) -> dict[str, int]:
+    """Fees a person asked to offer a creator, by handle: "Offer Dr. Vogel her usual fee of
+    1800 dollars", "pay @maya.brews $450". A creator is named by handle or by name."""
+    out: dict[str, int] = {}
+    for f in feedback:
+        for m in _FEE.finditer(f):
+            who = m.group(1).lower()
+            amount = float(m.group(2).replace(",", ""))
+            if m.group(0).rstrip().lower().endswith("k"):
+                amount *= 1000
+            if amount < 20:  # "offer Maya 2 posts" is not a fee
+                continue
+            name = _TITLES.sub("", who).strip()
+            for e in shortlist:
+                names = (e.get("name") or "").lower().split()
+                if who == e["handle"].lower() or (name and all(
+                        part in names for part in name.split())):
+                    out[e["handle"]] = int(round(amount))
     return out
 
 

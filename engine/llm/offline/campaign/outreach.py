@@ -14,10 +14,12 @@ from engine.llm.offline.campaign.common import (
     brand_of,
     casual,
     city,
+    fee_offers,
     feedback_mentions,
     first_name,
     products_for,
     sanitize,
+    stage_feedback,
     wants_compliance_fix,
     wants_shorter,
 )
@@ -49,6 +51,8 @@ PLATFORM_SHORT = {
 
 
 def _offer(entry: dict[str, Any], budget: float, n: int) -> int:
+    if entry.get("offered_fee"):  # a person said what to offer
+        return int(entry["offered_fee"])
     fee = float(entry.get("fee_usd") or 0)
     cap = per_creator_budget(budget, n)
     return int(round(min(fee, cap) if fee else cap, -1))
@@ -148,12 +152,15 @@ def draft_outreach(task: DraftTask) -> OutreachDraft:
     generic_note = bool(re.search(r"generic|personal", notes_text, re.I))
     extra = feedback_mentions(task)
     short = wants_shorter(task)
+    fees = fee_offers(stage_feedback(task), shortlist)
     messages = []
     for e in shortlist:
+        if e["handle"] in fees:
+            e = e | {"offered_fee": fees[e["handle"]]}
         for ch in channels:
             kept = previous.get(e["handle"], ch) if previous else None
             redo = (kept is None or not kept.body or _targets(task.notes, e["handle"], ch)
-                    or generic_note or bool(extra) or short)
+                    or generic_note or bool(extra) or short or e["handle"] in fees)
             if redo:
                 # The first draft is the generic template; revisions personalise it.
                 subject, body = _message(ch, e, brand=brand, brand_name=brand_name,

@@ -48,7 +48,8 @@ _FEARED = [re.compile(p, re.I) for p in (
     r"\b(?:afraid|scared|terrified|frightened|fearful|phobic|nervous)\s+(?:of|about)\s+(.+)",
     r"\bfears?\s+(?:of|about)\s+(.+)",
     r"\bphobia\s+(?:of|about)\s+(.+)",
-    r"\bpanic(?:s|king|ky)?(?:\s+attacks?)?\s+(?:in|at|on|around|near|inside|during)\s+(.+)",
+    r"\b(?:panic(?:s|king|ky)?|anxiety|anxious)(?:\s+attacks?)?\s+(?:in|at|on|around|near|"
+    r"inside|during)\s+(.+)",
     r"\b(?:exposure|exposing\s+\w+|expose\s+\w+)\s+(?:to|around|for|with)\s+(?!a fear\b)(.+)",
     r"\bavoid(?:s|ing|ance of)?\s+(.+)",
 )]
@@ -75,17 +76,23 @@ def _phrase(text: str) -> str | None:
     return _to_second_person(safe) if safe else None
 
 
-def _first(patterns: list[re.Pattern[str]], text: str) -> str | None:
+# "Scared of losing my job" fears an outcome, not a situation to approach step by step.
+_OUTCOME = re.compile(r"^(?:losing|failing|being|getting|not|dying|going|having|making|what)\b",
+                      re.I)
+
+
+def _first(patterns: list[re.Pattern[str]], text: str, *, situations: bool = False) -> str | None:
     for pattern in patterns:
         for m in pattern.finditer(text):
             phrase = _phrase(m.group(1))
-            if phrase:
+            if phrase and not (situations and _OUTCOME.match(phrase)):
                 return phrase
     return None
 
 
 def read_request(intent: str) -> Request:
-    return Request(technique=named_technique(intent), feared=_first(_FEARED, intent),
+    return Request(technique=named_technique(intent),
+                   feared=_first(_FEARED, intent, situations=True),
                    event=_first(_EVENT, intent), urges=bool(_URGES.search(intent)))
 
 
