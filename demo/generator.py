@@ -23,6 +23,7 @@ from sqlalchemy.engine import Connection
 from demo.data import DRAFTS, ERRORS, GOALS, INTENTS, KIND_SHARE, MODELS, PEOPLE
 from demo.pipelines import StagePlan, default_params, stage_plans
 from demo.rows import Ending, Ids, Rows, RunState
+from engine.audit_chain import act_hash
 from engine.pricing import Price, call_cost
 
 DAYS = 90
@@ -260,7 +261,7 @@ class Generator:
             r.id, r.kind, title, run_input, self.params, ending.status, stage.name,
             ending.next_node, "loop", iteration, ending.halt_reason, False, ending.error,
             r.draft_id, r.draft_id, r.approved_id, r.budget, r.cost, r.who, self.ts(created),
-            self.ts(r.t), None, None, None, None, r.seq + 1))
+            self.ts(r.t), None, None, None, None, r.seq + 1, r.audit_head))
 
     # -- rows ---------------------------------------------------------------------------
 
@@ -355,8 +356,12 @@ class Generator:
         return ", ".join(f"{n} {v:.2f}" for n, v in scores.items())
 
     def action(self, r: RunState, action: str, comment: str | None) -> None:
+        """A person's act, sealed into the run's audit chain as the services seal it."""
+        sealed = act_hash(run_id=r.id, draft_id=r.draft_id, actor=r.who, verified=False,
+                          action=action, comment=comment, at=r.t, prev_hash=r.audit_head)
         self.rows.actions.append((self.ids.action, r.id, r.draft_id, r.who, False, action,
-                                  comment, self.ts(r.t)))
+                                  comment, self.ts(r.t), r.audit_head, sealed))
+        r.audit_head = sealed
         self.ids.action += 1
 
 

@@ -7,7 +7,8 @@ rows) that break it, so a seeded database (demo/seed.py) or any other can be hel
   "max iterations" only at the limit, approved runs have an approved version and an approval;
 - names: stages, agents, score names and step nodes are those the pipelines and the loop
   define (views.get_run lists any other as unknown);
-- prompts: a call that names a saved prompt version names one saved before the call."""
+- prompts: a call that names a saved prompt version names one saved before the call;
+- the audit trail: every act sealed and linked to the run's previous one."""
 
 from __future__ import annotations
 
@@ -17,7 +18,9 @@ from typing import Any
 
 from sqlalchemy import text
 from sqlalchemy.engine import Connection
+from sqlmodel import Session
 
+from engine.audit_chain import verify_all
 from engine.loop.decide import max_iterations_for, thresholds_for
 from engine.pipelines.registry import PIPELINES
 from engine.views import LOOP_NODES
@@ -38,11 +41,18 @@ def violations(conn: Connection) -> dict[str, list[Any]]:
               OR NOT EXISTS (SELECT 1 FROM humanaction a WHERE a.run_id = r.id
                              AND a.action IN ('approve', 'approve_override')))"""),
         "names the pipelines define": _names(conn),
+        "audit trails verify": _audit(conn),
         "prompt versions saved before use": _rows(conn, """
             SELECT c.id FROM llmcall c WHERE c.prompt_version IS NOT NULL AND NOT EXISTS (
               SELECT 1 FROM promptversion p WHERE p.agent = c.agent
                 AND p.version = c.prompt_version AND p.created_at <= c.started_at)"""),
     }
+
+
+def _audit(conn: Connection) -> list[str]:
+    """Every run's chain of acts (engine/audit_chain.py): each sealed and linked."""
+    with Session(bind=conn) as s:
+        return [f"run {b.run_id} act {b.position}: {b.why}" for b in verify_all(s).broken]
 
 
 def _rows(conn: Connection, sql: str) -> list[Any]:

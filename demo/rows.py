@@ -52,6 +52,8 @@ class RunState:
     version: int = 0
     draft_id: int | None = None
     approved_id: int | None = None
+    audit_head: str | None = None
+    """The hash of the run's last act (engine/audit_chain.py): each act is sealed to it."""
 
 
 @dataclass

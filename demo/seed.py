@@ -45,7 +45,7 @@ _INSERTS = {
     "runs": ("run", "id, kind, title, input, params, status, stage, next_node, review_mode, "
              "iteration, halt_reason, halt_requested, error, current_draft_id, best_draft_id, "
              "approved_draft_id, budget_usd, cost_usd, created_by, created_at, updated_at, "
-             "lease_owner, lease_expires, parent_run_id, parent_draft_id, version"),
+             "lease_owner, lease_expires, parent_run_id, parent_draft_id, version, audit_head"),
     "drafts": ("draft", "id, run_id, version, stage, author, author_kind, content, parent_id, "
                "content_hash, iteration, created_at"),
     "steps": ("step", "id, run_id, seq, node, stage, iteration, status, worker, started_at, "
@@ -54,7 +54,8 @@ _INSERTS = {
               "prompt_version, prompt_tokens, cached_tokens, completion_tokens, cost_usd, "
               "latency_ms, status, error, attempts, request, response, started_at"),
     "scores": ("score", "id, draft_id, name, value, llm_value, check_value, source"),
-    "actions": ("humanaction", "id, run_id, draft_id, actor, verified, action, comment, at"),
+    "actions": ("humanaction", "id, run_id, draft_id, actor, verified, action, comment, at, "
+                "prev_hash, hash"),
 }
 
 
