@@ -10,10 +10,11 @@ from pydantic import BaseModel
 from sqlalchemy import case, func, or_
 from sqlmodel import col, select
 
-from db.models import Flag, HumanAction, Run, RunStatus, Score
+from db.models import Flag, HumanAction, Run, Score
 from db.search import ensure_search
 from db.session import get_engine, session_scope
 from engine.run_search import title_matches
+from engine.run_state import RunStatus
 from engine.views import RunSummary, summarize
 
 STATUS_ORDER = {

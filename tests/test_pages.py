@@ -9,12 +9,13 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from db.models import Run, RunStatus
+from db.models import Run
 from db.session import session_scope
 from engine import service
 from engine.loop.worker import Worker
 from engine.pipelines.protocol.models import MAX_INTENT
 from engine.run_list import list_runs
+from engine.run_state import RunStatus
 from engine.views import get_run
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")

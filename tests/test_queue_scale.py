@@ -12,9 +12,10 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from db.models import Run, RunStatus, utcnow
+from db.models import Run, utcnow
 from db.session import session_scope
 from engine.run_list import RunFilters, count_runs, list_runs
+from engine.run_state import RunStatus
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
 LONG = ("Calm breathing for the panic in the days before exams, with a plan for the night "

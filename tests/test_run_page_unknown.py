@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from db.models import Draft, LLMCall, Note, Run, RunStatus, Score, Step
+from db.models import Draft, LLMCall, Note, Run, Score, Step
 from db.session import session_scope
+from engine.run_state import RunStatus
 from engine.text import content_hash
 from engine.views import get_run
 

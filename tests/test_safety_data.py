@@ -40,3 +40,27 @@ def test_a_malformed_data_file_names_the_file(tmp_path, monkeypatch):
     monkeypatch.setattr(sr, "DATA_DIR", tmp_path)
     with pytest.raises(sr.RuleDataError, match="safety_rules.toml"):
         sr._read("safety_rules.toml")
+
+
+def test_without_scikit_learn_the_screen_runs_on_its_rules(monkeypatch, caplog):
+    import builtins
+
+    from engine.checks import safety, safety_model
+
+    real_import = builtins.__import__
+
+    def no_sklearn(name, *args, **kwargs):
+        if name == "sklearn" or name.startswith("sklearn."):
+            raise ImportError(name)
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_sklearn)
+    safety_model.get_model.cache_clear()
+    try:
+        assert safety_model.get_model() is None
+        assert "scikit-learn is not installed" in caplog.text
+        flags = safety.screen_protocol("Halve your Lexapro this week.").flags
+        assert [f.category for f in flags] == ["medication"]
+    finally:
+        monkeypatch.undo()
+        safety_model.get_model.cache_clear()

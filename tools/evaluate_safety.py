@@ -13,7 +13,10 @@ rules were revised again (so every batch is now partly fitted). On first sight
     holdout3  precision 1.00  recall 0.42   (31 unsafe, 38 safe)
     holdout4  precision 1.00  recall 0.54   (24 unsafe, 61 safe)
 
-which is the honest estimate for phrasings nobody has written a rule for yet.
+which is the honest estimate for phrasings nobody has written a rule for yet. The fresh
+sets (tests/data/safety_fresh1.jsonl, safety_fresh2.jsonl; provenance and scores in
+safety_fresh_README.md) were written blind by another helper; fresh2 was never used for
+tuning: recall 0.25 -> 0.43, false alarms on safe passages 0.06 -> 0.07.
 
     python -m tools.evaluate_safety [path/to/set.jsonl] [--errors] [--split NAME]
 
@@ -38,6 +41,8 @@ class Counts:
     tp: int = 0
     fp: int = 0
     fn: int = 0
+    fp_safe: int = 0
+    """Flags of this kind on passages labelled safe (the false alarms a reviewer meets)."""
 
     @property
     def precision(self) -> float:
@@ -61,7 +66,11 @@ class Report:
     micro: Counts
     """Over (passage, category) pairs."""
     per_category: dict[str, Counts]
+    n_safe: int = 0
     errors: list[dict] = field(default_factory=list)
+
+    def fpr(self, c: Counts) -> float:
+        return c.fp_safe / self.n_safe if self.n_safe else 0.0
 
 
 def load(path: Path | str = DEFAULT_SET) -> list[dict]:
@@ -73,6 +82,7 @@ def evaluate(rows: list[dict]) -> Report:
     detection, micro = Counts(), Counts()
     per = {c: Counts() for c in CATEGORIES}
     errors: list[dict] = []
+    n_safe = 0
     for row in rows:
         expected = set(row["categories"])
         predicted = {f.category for f in screen_protocol(row["text"]).flags}
@@ -82,6 +92,12 @@ def evaluate(rows: list[dict]) -> Report:
             detection.fp += 1
         elif expected:
             detection.fn += 1
+        if not expected:
+            n_safe += 1
+            detection.fp_safe += bool(predicted)
+            micro.fp_safe += bool(predicted)
+            for c in predicted:
+                per[c].fp_safe += 1
         for c in CATEGORIES:
             counts = per.setdefault(c, Counts())
             if c in expected and c in predicted:
@@ -96,21 +112,24 @@ def evaluate(rows: list[dict]) -> Report:
         if expected != predicted:
             errors.append({"text": row["text"], "expected": sorted(expected),
                            "predicted": sorted(predicted)})
-    return Report(n=len(rows), detection=detection, micro=micro, per_category=per, errors=errors)
+    return Report(n=len(rows), detection=detection, micro=micro, per_category=per,
+                  n_safe=n_safe, errors=errors)
 
 
 def format_report(report: Report) -> str:
-    lines = [f"{'':20} {'prec':>6} {'recall':>6} {'f1':>6} {'tp':>4} {'fp':>4} {'fn':>4}"]
+    lines = [f"{'':20} {'prec':>6} {'recall':>6} {'f1':>6} {'tp':>4} {'fp':>4} {'fn':>4} "
+             f"{'fpr(safe)':>9}"]
 
     def row(name: str, c: Counts) -> None:
         lines.append(f"{name:20} {c.precision:6.3f} {c.recall:6.3f} {c.f1:6.3f} "
-                     f"{c.tp:4d} {c.fp:4d} {c.fn:4d}")
+                     f"{c.tp:4d} {c.fp:4d} {c.fn:4d} {report.fpr(c):9.3f}")
 
     row("detection (any)", report.detection)
     row("micro (category)", report.micro)
     for name, c in report.per_category.items():
         row(name, c)
-    lines.append(f"{report.n} passages")
+    lines.append(f"{report.n} passages ({report.n - report.n_safe} unsafe, {report.n_safe} safe); "
+                 "fpr(safe) = share of safe passages flagged")
     return "\n".join(lines)
 
 

@@ -15,6 +15,8 @@ class FlagOut(BaseModel):
     end: int
     check: str = "safety_screen"
     """Which check raised it."""
+    reason: str = ""
+    """Why, in a few words (e.g. which rule matched which words); not stored."""
     blocking: bool = True
     """A blocking flag binds the approval gate (an override reason is needed)."""
 

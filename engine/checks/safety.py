@@ -25,6 +25,10 @@ Design decisions worth knowing:
 - Instructions inside the text ("ignore previous instructions, safety checks
   off") have no effect: nothing here reads the text as instructions.
 
+- Measured honestly (tests/data/safety_fresh_README.md): on passages written by someone
+  who never saw the rules and never used for tuning, recall 0.43 at a false-alarm rate of
+  0.07 - far from catching everything; the LLM Safety Guardian stays necessary.
+
 Where things are: the rules, lexicons and frames are data (engine/checks/data/*.toml, loaded
 by safety_rules.py); sentence splitting and normalising in sentences.py; here, the framing
 logic that drops protective hits, and the screen. tools/evaluate_safety.py scores it on a
@@ -34,10 +38,12 @@ labelled set.
 from __future__ import annotations
 
 import re
-from types import SimpleNamespace
+from functools import lru_cache
 
 from engine.checks.base import FlagOut, ScreenResult
-from engine.checks.safety_rules import FRAMES, RULES, SINGLE, Rule
+from engine.checks.safety_framing import F, clause_prefix, exempt
+from engine.checks.safety_model import get_model
+from engine.checks.safety_rules import RULES, SINGLE, Rule, compile_pattern
 from engine.checks.sentences import _normalise, split_sentences
 
 CATEGORIES = ("self_harm", "medication", "diagnosis", "dangerous_practice", "discourages_help")
@@ -51,7 +57,6 @@ WEIGHTS = {
     "discourages_help": 0.4,
 }
 
-F = SimpleNamespace(**FRAMES)  # the frames by name: F.neg, F.cond, ...
 S = SINGLE
 
 
@@ -61,124 +66,34 @@ class _RuleSet:
 
     def __init__(self, rules: list[Rule]):
         self.rules = rules
-        joined = "|".join(f"(?:{r.pattern.pattern})" for r in rules)
-        self.any = re.compile(joined) if rules else None
+        regex = [r for r in rules if r.pattern is not None]
+        joined = "|".join(f"(?:{r.pattern.pattern})" for r in regex)
+        self.any = re.compile(joined) if regex else None
+        self.near = [r for r in rules if r.near is not None]
 
 
 _SETS = {name: _RuleSet(rules) for name, rules in RULES.items()}
 
-# --------------------------------------------------------------------------- framing
 
-# Informational framing is not accepted for self-harm: a method named as fact still
-# needs a clinician's eye.
-_INFO_AFTER_CATS = frozenset({"medication", "dangerous_practice", "discourages_help"})
-
-
-def _clause_prefix(s: str, start: int) -> str:
-    lo = max(0, start - 300)
-    window = s[lo:start]
-    cut = 0
-    for m in F.clause_break.finditer(window):
-        cut = m.end()
-    return window[cut:]
-
-
-def _negated(s: str, start: int, end: int, prefix: str, kind: str) -> bool:
-    words = prefix.split()[-8:]
-    win = F.not_negating.sub(" ", " ".join(words))
-    if F.neg.search(win):
-        return True
-    if kind == "stmt":
-        inner = F.not_negating.sub(" ", s[start:end])
-        if F.neg.search(inner):
-            return True
-    # "Never, under any circumstances, stop ...": a sentence-initial negator scopes
-    # over the sentence until "but/instead/then".
-    lead = F.lead_label.match(s)
-    body_start = lead.end() if lead else 0
-    nl = F.neg_lead.match(s, body_start)
-    if nl and nl.end() <= start and start - nl.end() < 300:
-        head = s[nl.start():nl.end() + 12]
-        if F.not_negating.match(head):
-            return False
-        if not F.scope_reset.search(s, nl.end(), start):
-            return True
-    return False
-
-
-def _consulted(s: str, start: int) -> bool:
-    for m in F.consult_strong.finditer(s):
-        if not F.consult_bad.search(s[max(0, m.start() - 40):m.start()]):
-            return True
-    for m in F.consult_talk.finditer(s):
-        before = s[max(0, m.start() - 40):m.start()]
-        after = s[m.end():m.end() + 60]
-        if F.consult_bad.search(before) or F.consult_late.match(after):
-            continue
-        first = F.consult_first_before.search(before) or F.consult_first_after.match(after)
-        if m.start() < start or first:
-            return True
-    return False
-
-
-def _exempt(s: str, start: int, end: int, category: str, kind: str) -> bool:
-    prefix = _clause_prefix(s, start)
-    if _negated(s, start, end, prefix, kind):
-        return True
-    if F.clinician_subject.search(prefix):
-        return True
-    if F.describe.search(prefix):
-        return True
-    if F.observe.search(prefix):
-        return True
-    before = s[max(0, start - 60):start]
-    if F.reported.search(before) or F.in_quote.search(before):
-        # quoted or reported words; a quoted suicidal thought still goes to a clinician
-        # unless the sentence itself points to help
-        if category != "self_harm" or F.help_cue.search(s):
-            return True
-    cond = None
-    for cond in F.cond.finditer(prefix):  # noqa: B007 - the last conditional in the clause
-        pass
-    if cond is not None and not F.encouraging.search(prefix, cond.end()):
-        if category != "self_harm" or F.help_cue.search(s) or F.ideation.search(prefix):
-            return True
-    if category == "diagnosis" and F.epistemic.search(prefix):
-        return True
-    if category == "self_harm":
-        if F.ideation.search(prefix) and not F.ideation_act.search(prefix):
-            return True
-        if F.means_restriction.search(prefix):
-            return True
-    if category in _INFO_AFTER_CATS and kind == "plain":
-        # "Skipping meals can worsen anxiety" informs; "skipping meals helps" recommends.
-        if s[start:end].split(" ", 1)[0].endswith("ing"):
-            after = s[end:end + 120]
-            cut = F.clause_break.search(after)
-            predicate = after[:cut.start()] if cut else after
-            if F.info_after.search(predicate) and not (
-                    F.benefit.search(predicate) and not F.neg_benefit.search(predicate)):
-                return True
-    if category in ("medication", "dangerous_practice") and _consulted(s, start):
-        return True
-    return False
-
-
-def _first_unexempt(s: str, rule_set: str, category: str) -> bool:
+def _first_unexempt(s: str, rule_set: str, category: str) -> str | None:
+    """Why the first hit of the set that no protective frame clears is unsafe, or None."""
     rs = _SETS[rule_set]
-    if rs.any is None or not rs.any.search(s):
-        return False
-    for rule in rs.rules:
+    # the regex rules only when their alternation finds something; near-rules scan cheaply
+    rules = rs.rules if rs.any is not None and rs.any.search(s) else rs.near
+    for n, rule in enumerate(rs.rules, 1):
+        if rule not in rules:
+            continue
         # "skip it": only if "it" is a medicine
         if rule.kind == "needs_med" and not S["mix_medication"].search(s):
             continue
-        for m in rule.pattern.finditer(s):
-            if not _exempt(s, m.start(), m.end(), category, rule.kind):
-                return True
-    return False
+        for start, end in rule.spans(s):
+            if not exempt(s, start, end, category, rule.kind):
+                what = "near-rule" if rule.near else "rule"
+                return f'{what} {rule_set} #{n} matched "{s[start:end].strip()}"'
+    return None
 
 
-def _mixing(s: str) -> bool:
+def _mixing(s: str) -> str | None:
     """Alcohol and medication in one clause, with a verb of taking them together."""
     for am in S["mix_alcohol"].finditer(s):
         lo, hi = max(0, am.start() - 80), min(len(s), am.end() + 80)
@@ -187,52 +102,128 @@ def _mixing(s: str) -> bool:
             between = s[a:b]
             if ";" in between or ". " in between or F.neg.search(F.not_negating.sub(" ", between)):
                 continue
-            clause = _clause_prefix(s, a) + between
+            clause = clause_prefix(s, a) + between
             if not (S["mix_verb"].search(clause) or F.benefit.search(s[b:b + 60])):
                 continue
-            if not _exempt(s, a, b, "medication", "plain"):
-                return True
-    return False
+            if not exempt(s, a, b, "medication", "plain"):
+                return f'alcohol taken with medication: "{between}"'
+    return None
 
 
-def _cold_extreme(s: str) -> bool:
+def _cold_extreme(s: str) -> str | None:
     for cm in S["cold"].finditer(s):
         if S["cold_extreme"].search(s):
-            if not _exempt(s, cm.start(), cm.end(), "dangerous_practice", "plain"):
-                return True
-    return False
+            if not exempt(s, cm.start(), cm.end(), "dangerous_practice", "plain"):
+                return f'extreme cold: "{cm.group(0)}"'
+    return None
+
+
+def explain_sentence(sentence: str) -> list[tuple[str, str]]:
+    """(category, why) for each category the rules find a single sentence unsafe under."""
+    s = _normalise(sentence)
+    return list(_explain(s)) if len(s) >= 4 else []
+
+
+# A loop screens the same sentences again and again (each revision keeps most of them, the
+# critics and the gate screen the same text), so verdicts are kept per normalised sentence.
+@lru_cache(maxsize=16384)
+def _explain(s: str) -> tuple[tuple[str, str], ...]:
+    found: list[tuple[str, str]] = []
+    if why := _first_unexempt(s, "self_harm", "self_harm"):
+        found.append(("self_harm", why))
+    mixing = _mixing(s)
+    if why := mixing or _first_unexempt(s, "medication", "medication"):
+        found.append(("medication", why))
+    if why := _first_unexempt(s, "diagnosis", "diagnosis"):
+        found.append(("diagnosis", why))
+    why = _first_unexempt(s, "dangerous_practice", "dangerous_practice") or _cold_extreme(s)
+    # alcohol taken with pills is a medication problem, not a second flag
+    if why or (not mixing and (why := _first_unexempt(s, "alcohol_coping", "dangerous_practice"))):
+        found.append(("dangerous_practice", why))
+    if why := _first_unexempt(s, "discourages_help", "discourages_help"):
+        found.append(("discourages_help", why))
+    return tuple(found)
 
 
 def classify_sentence(sentence: str) -> list[str]:
     """Categories a single sentence falls under (empty when it is safe)."""
-    s = _normalise(sentence)
-    if len(s) < 4:
-        return []
-    found: list[str] = []
-    if _first_unexempt(s, "self_harm", "self_harm"):
-        found.append("self_harm")
-    mixing = _mixing(s)
-    if mixing or _first_unexempt(s, "medication", "medication"):
-        found.append("medication")
-    if _first_unexempt(s, "diagnosis", "diagnosis"):
-        found.append("diagnosis")
-    physical = _first_unexempt(s, "dangerous_practice", "dangerous_practice") or _cold_extreme(s)
-    # alcohol taken with pills is a medication problem, not a second flag
-    if physical or (not mixing and _first_unexempt(s, "alcohol_coping", "dangerous_practice")):
-        found.append("dangerous_practice")
-    if _first_unexempt(s, "discourages_help", "discourages_help"):
-        found.append("discourages_help")
-    return found
+    return [category for category, _ in explain_sentence(sentence)]
 
 
-def screen_protocol(text: str) -> ScreenResult:
-    """Flag unsafe sentences in a protocol draft; score 1.0 when nothing is found."""
+# The classifier's second signal must land on a topic of its category that no protective
+# frame clears: it learns how unsafe sentences are phrased, the frames keep it off warnings.
+_TOPICS = {
+    "self_harm": ("death", "harm", "means", "farewell"),
+    "medication": ("med_any",),
+    "diagnosis": ("condition_any",),
+    "dangerous_practice": ("practice",),
+    "discourages_help": ("help_any",),
+}
+_TOPIC_RE = {c: [compile_pattern(rf"\b<<{n}>>\b", f"topic {n}") for n in names]
+             for c, names in _TOPICS.items()}
+_ANY_TOPIC = [t for topics in _TOPIC_RE.values() for t in topics]
+MODEL_MIN_WORDS = 6
+MODEL_THRESHOLD = 0.7  # 5-fold on fresh1: +recall, no added false alarm (see README)
+
+
+def model_hits(sentences: list[str], model, threshold: float = MODEL_THRESHOLD,
+               ) -> list[list[tuple[str, str]]]:
+    """(category, why) per sentence from the classifier, each on an unexempt topic."""
+    out: list[list[tuple[str, str]]] = [[] for _ in sentences]
+    norm = [_normalise(s) for s in sentences]
+    # only sentences with some topic can be flagged, so only they go to the classifier,
+    # and a heading or fragment ("Tips from your therapist") is too short for it to judge
+    todo = [i for i, s in enumerate(norm)
+            if len(s.split()) >= MODEL_MIN_WORDS and any(t.search(s) for t in _ANY_TOPIC)]
+    if not todo:
+        return out
+    for i, verdicts in zip(todo, model.predict([sentences[i] for i in todo], threshold),
+                           strict=True):
+        s = norm[i]
+        for v in verdicts:
+            if v.probability < threshold:
+                break
+            for topic in _TOPIC_RE[v.category]:
+                hit = next((m for m in topic.finditer(s)
+                            if not exempt(s, m.start(), m.end(), v.category, "stmt")), None)
+                if hit:
+                    cues = ", ".join(f'"{c}"' for c in v.cues)
+                    out[i].append((v.category, f'classifier p={v.probability:.2f} on '
+                                   f'"{hit.group(0)}" (cues {cues})'))
+                    break
+    return out
+
+
+def screen_protocol(text: str, *, use_model: bool = True) -> ScreenResult:
+    """Flag unsafe sentences in a protocol draft; score 1.0 when nothing is found. Each flag
+    names its sentence (exact span) and why (flag.reason): a rule and the words it matched, or
+    the classifier's probability, the topic it landed on and its cues."""
     flags: list[FlagOut] = []
     if not text:
         return ScreenResult(safety_score=1.0, flags=flags)
-    for start, end in split_sentences(text):
-        sentence = text[start:end]
-        for category in classify_sentence(sentence):
-            flags.append(FlagOut(category=category, text=sentence, start=start, end=end))
+    spans = split_sentences(text)
+    found = [explain_sentence(text[a:b]) for a, b in spans]
+    model = get_model() if use_model else None
+    if model is not None:
+        for i, hits in enumerate(_model_hits_cached(tuple(text[a:b] for a, b in spans), model)):
+            have = {c for c, _ in found[i]}
+            found[i] += [(c, why) for c, why in hits if c not in have]
+    for (start, end), hits in zip(spans, found, strict=True):
+        for category, why in hits:
+            flags.append(FlagOut(category=category, text=text[start:end], start=start, end=end,
+                                 reason=why))
     penalty = sum(WEIGHTS[f.category] for f in flags)
     return ScreenResult(safety_score=round(max(0.0, 1.0 - penalty), 4), flags=flags)
+
+
+def _model_hits_cached(sentences: tuple[str, ...], model) -> list[list[tuple[str, str]]]:
+    """The classifier on the sentences it has not seen yet (a loop repeats most of them)."""
+    todo = [s for s in dict.fromkeys(sentences) if s not in _MODEL_CACHE]
+    for s, hits in zip(todo, model_hits(todo, model), strict=True):
+        if len(_MODEL_CACHE) >= 16384:
+            _MODEL_CACHE.clear()
+        _MODEL_CACHE[s] = hits
+    return [list(_MODEL_CACHE[s]) for s in sentences]
+
+
+_MODEL_CACHE: dict[str, list[tuple[str, str]]] = {}

@@ -21,13 +21,13 @@ from mcp.server.mcpserver.exceptions import ResourceError, ToolError
 from mcp.types import BlobResourceContents, EmbeddedResource, TextContent
 from pydantic import Field, field_validator
 
-from db.models import RunStatus
 from engine import run_list, service, views
 from engine.errors import ApprovalBlocked, InvalidInput, ServiceError
 from engine.exports.formats import export
 from engine.mcp_token import mcp_actor
 from engine.pipelines.protocol.models import ExerciseType, ProtocolInput
 from engine.pipelines.registry import PIPELINES
+from engine.run_state import RunStatus
 
 log = logging.getLogger("draftroom.mcp")
 

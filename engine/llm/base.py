@@ -81,6 +81,9 @@ class AgentCall(Generic[T]):
     before_attempt: BeforeAttempt | None = None
     cancelled: Callable[[], bool] | None = None
     """Polled while a request is out: True stops waiting for it (a person halted the run)."""
+    on_text: Callable[[str, bool], None] | None = None
+    """Set: the answer is streamed, and this gets (the raw answer so far, final?) as it grows
+    (the drafter's live text on the Run page)."""
 
 
 @dataclass

@@ -31,6 +31,8 @@ FEATURES = {
     "max_tokens": "max_tokens (reasoning models take max_completion_tokens)",
     "max_completion_tokens": "max_completion_tokens (older servers take max_tokens)",
     "moderation": "the moderation endpoint (/moderations)",
+    "stream": "streamed answers (stream)",
+    "stream_options": "usage in streamed answers (stream_options)",
 }
 
 REFRESH_S = 30.0

@@ -51,6 +51,8 @@ POLL_S = 0.2
 """How often a request that can be cancelled (a person may halt the run) looks up."""
 
 MODES = (("schema", "json_schema"), ("json_object", "json_object"), ("prompt", None))
+LEARNED_PARAMS = ("max_completion_tokens", "max_tokens", "temperature", "stream", "stream_options")
+"""Parameters a server may refuse for good: the request goes again without them, learned."""
 
 
 class _Cancelled(Exception):
@@ -254,6 +256,11 @@ class OpenAIBackend:
             params = self._params(call, mode)
             mark = _Mark(log, kind if n == 0 else "retry", mode)
             try:
+                if call.on_text is not None and self.caps.allows("stream"):
+                    params = self._stream_params(params)
+                    body = self._request(call, partial(self._stream, call, messages, params))
+                    mark("ok", 200, usage_of(body))
+                    return body
                 raw = self._request(call, partial(
                     self.client.chat.completions.with_raw_response.create,
                     model=self.model, messages=messages, **params))
@@ -261,7 +268,7 @@ class OpenAIBackend:
                 feature = oe.refused_feature(e, mode, params)
                 detail = self._scrub(oe.error_detail(e))[:300]
                 mark("unsupported" if feature else "error", e.status_code, error=detail)
-                if feature in ("max_completion_tokens", "max_tokens", "temperature"):
+                if feature in LEARNED_PARAMS:
                     self.caps.learn(feature, False, detail)
                     kind = "fallback"  # the same request without it: learned, not retried
                     continue
@@ -288,6 +295,47 @@ class OpenAIBackend:
             if not isinstance(body, dict) or not isinstance(body.get("choices"), list):
                 raise self._not_a_completion(TypeError(type(body).__name__), log)
             return body
+
+    def _stream_params(self, params: dict[str, Any]) -> dict[str, Any]:
+        out = {**params, "stream": True}
+        if self.caps.allows("stream_options"):  # usage in the last chunk
+            out["stream_options"] = {"include_usage": True}
+        return out
+
+    def _stream(self, call: AgentCall[Any], messages: list[dict[str, str]],
+                params: dict[str, Any]) -> dict[str, Any]:
+        """One streamed request, assembled into a chat completion's JSON body; the answer so
+        far goes to call.on_text as it grows."""
+        assert call.on_text is not None
+        parts: list[str] = []
+        refusal: list[str] = []
+        finish: str | None = None
+        usage: dict[str, Any] | None = None
+        raw = self.client.chat.completions.with_raw_response.create(
+            model=self.model, messages=messages, **params)
+        if "text/event-stream" not in raw.http_response.headers.get("content-type", ""):
+            # A server that ignores `stream` answers whole: use it, and ask no more.
+            raw.http_response.read()
+            self.caps.learn("stream", False, "answered without streaming")
+            return raw.http_response.json()
+        stream = raw.parse()
+        try:
+            for chunk in stream:
+                if chunk.usage is not None:
+                    usage = chunk.usage.model_dump()
+                for choice in chunk.choices or ():
+                    if choice.delta.content:
+                        parts.append(choice.delta.content)
+                        call.on_text("".join(parts), False)
+                    if getattr(choice.delta, "refusal", None):
+                        refusal.append(choice.delta.refusal or "")
+                    finish = choice.finish_reason or finish
+        finally:
+            stream.close()
+        call.on_text("".join(parts), True)
+        return {"choices": [{"message": {"content": "".join(parts) if parts else None,
+                                         "refusal": "".join(refusal) or None},
+                             "finish_reason": finish}], "usage": usage}
 
     def _request(self, call: AgentCall[Any], send: Any) -> Any:
         """Send; when the run can be halted meanwhile, wait in a thread and look up every

@@ -22,10 +22,11 @@ from engine.attempts import (
 )
 from engine.config import setting
 from engine.context_trim import trim_step
+from engine.live_draft import LiveDraftWriter
 from engine.llm.base import AgentCall, LLMBackend, LLMError
 from engine.llm.offline.backend import estimate_tokens
 from engine.loop.sql import INSERT_CALL, run_spend
-from engine.pipelines.base import AgentSpec
+from engine.pipelines.base import AgentSpec, DraftTask
 from engine.pricing import PRICE_BOOK, call_cost
 from engine.prompts import ResolvedPrompt, resolve_prompt
 from engine.redact import redact, redact_text
@@ -138,6 +139,9 @@ def _run_once(
             budget_usd=ctx.budget_usd, model=backend.model, next_estimate=estimate,
             spent=lambda: _spent(ctx)),
         cancelled=halt_check(ctx.run_id) if ctx.run_id else None,
+        # The drafter's answer streams to the Run page (a real model takes 10-60 s).
+        on_text=LiveDraftWriter(run_id=ctx.run_id, step_id=ctx.step_id, agent=spec.name)
+        if isinstance(task, DraftTask) and ctx.run_id and backend.name != "offline" else None,
     )
     started_at = utcnow()
     t0 = time.perf_counter()

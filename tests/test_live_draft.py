@@ -1,0 +1,154 @@
+"""Issue 16 item 3 (the drafter's part): with a real model the drafter's answer streams in; the
+worker writes it to the run's LiveDraft row a few times a second, outside the step's
+transaction; the Run page shows it growing while the step runs and the committed version
+after; a kill mid-stream leaves no partial text as a version. The fake server streams (SSE) at
+a set rate, as a real one does, with the usage in the last chunk."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from http.server import ThreadingHTTPServer
+from typing import Any
+
+from sqlmodel import select
+
+from db.models import Draft, LLMCall
+from db.session import session_scope
+from engine import service, views
+from engine.live_draft import live_draft, readable
+from engine.loop.leases import claim_run
+from engine.loop.supervisor import Supervisor
+from engine.run_state import RunStatus
+from testkit.fake_openai import FakeOpenAI
+from testkit.fake_openai.handler import Handler
+from tests.test_realmodel import INTENT, ReportingServer, Team, _backend
+
+CHUNK = 12  # characters per streamed chunk
+
+
+class StreamingServer(ReportingServer):
+    """The fake server; a request with stream=true gets its answer as SSE chunks, one every
+    `gap` seconds (answers without it come whole)."""
+
+    gap = 0.02
+
+    def start(self) -> FakeOpenAI:
+        fake = self
+
+        class Streaming(Handler):
+            def _answer(self, request: dict[str, Any]) -> None:
+                self._streamed = bool(request.get("stream"))
+                self._usage = bool((request.get("stream_options") or {}).get("include_usage"))
+                super()._answer(request)
+
+            def _send(self, status: int, payload: Any, headers: dict[str, str] | None = None,
+                      note: str = "") -> None:
+                if not (getattr(self, "_streamed", False) and status == 200
+                        and isinstance(payload, dict) and "choices" in payload):
+                    return super()._send(status, payload, headers, note)
+                self._outcome("200 (streamed)")
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.send_header("Connection", "close")
+                self.end_headers()
+                self.close_connection = True
+                content = payload["choices"][0]["message"].get("content") or ""
+                base = {k: payload[k] for k in ("id", "object", "created", "model")}
+                base["object"] = "chat.completion.chunk"
+                for i in range(0, len(content), CHUNK):
+                    self._event({**base, "choices": [{"index": 0, "delta": {
+                        "content": content[i:i + CHUNK]}, "finish_reason": None}]})
+                    time.sleep(fake.gap)
+                self._event({**base, "choices": [{"index": 0, "delta": {},
+                                                  "finish_reason": "stop"}]})
+                if self._usage and "usage" in payload:
+                    self._event({**base, "choices": [], "usage": payload["usage"]})
+                self.wfile.write(b"data: [DONE]\n\n")
+                self.wfile.flush()
+
+            def _event(self, obj: dict[str, Any]) -> None:
+                self.wfile.write(f"data: {json.dumps(obj)}\n\n".encode())
+                self.wfile.flush()
+
+        handler = type("H", (Streaming,), {"fake": self})
+        self._httpd = ThreadingHTTPServer((self.host, self._port), handler)
+        self._httpd.daemon_threads = True
+        self._thread = threading.Thread(target=self._httpd.serve_forever,
+                                        kwargs={"poll_interval": 0.05}, daemon=True)
+        self._thread.start()
+        return self
+
+
+def test_partial_json_reads_as_the_fields_so_far() -> None:
+    assert readable('{"title": "Exam panic", "steps": ["Sit do') == (
+        "**Title**\n\nExam panic\n\n**Steps**\n\n- Sit do")
+    assert readable("") == "" and readable('{"ti') == ""
+
+
+def test_the_drafters_answer_streams_into_the_run_and_is_replaced_by_the_version(
+    db_url: str,
+) -> None:
+    with StreamingServer(responder=Team()) as server:
+        server.gap = 0.05
+        run_id = service.start_run(kind="protocol", input=INTENT, actor="dr. lee")
+        assert claim_run(run_id, "w1")
+        sup = Supervisor(_backend(server), "w1")
+        seen: list[str] = []
+        done = threading.Event()
+        worker = threading.Thread(target=lambda: (sup.run_until_idle(run_id), done.set()),
+                                  daemon=True)
+        worker.start()
+        while not done.wait(0.05):
+            live = live_draft(run_id)
+            if live is not None and (not seen or live.text != seen[-1]):
+                seen.append(live.text)
+        streamed = [r for r in server.chat_requests if r.body.get("stream")]
+        reported = server.reported  # type: ignore[attr-defined]
+    # The text grew while the step ran: several reads, each a longer prefix of the next.
+    assert len(seen) >= 3, seen
+    assert any("Exam panic" in t for t in seen)
+    # Only the drafter streams; the critics' answers come whole.
+    assert streamed and all("Drafter" in r.messages[0]["content"] for r in streamed)
+    assert views.get_run(run_id).status == RunStatus.REVIEW
+    assert live_draft(run_id) is None  # its step is done: the version replaced it
+    # A streamed answer's usage (last chunk) is recorded to the token.
+    with session_scope() as s:
+        calls = s.exec(select(LLMCall).where(LLMCall.run_id == run_id)).all()
+    assert sum(c.prompt_tokens for c in calls) == sum(r["prompt"] for r in reported)
+    assert sum(c.completion_tokens for c in calls) == sum(r["completion"] for r in reported)
+
+
+def test_a_kill_mid_stream_leaves_no_partial_version(db_url: str) -> None:
+    """Mid-stream, the partial text is in its own row and in no version; when a worker that
+    takes the run over abandons the dead worker's step (as resume does), it is no longer
+    shown at all."""
+    from sqlalchemy import update
+
+    from db.models import Step
+    from db.session import get_engine
+
+    with StreamingServer(responder=Team()) as server:
+        server.gap = 0.2  # slow enough to look half-way
+        run_id = service.start_run(kind="protocol", input=INTENT, actor="dr. lee")
+        assert claim_run(run_id, "w1")
+        sup = Supervisor(_backend(server), "w1")
+        worker = threading.Thread(target=lambda: sup.advance(run_id), daemon=True)
+        worker.start()
+        deadline = time.monotonic() + 30
+        partial = None
+        while time.monotonic() < deadline and not (partial and partial.text):
+            time.sleep(0.05)
+            partial = live_draft(run_id)
+        assert partial is not None and partial.text
+        with session_scope() as s:
+            assert s.exec(select(Draft).where(Draft.run_id == run_id)).all() == []
+        step_t = Step.__table__  # type: ignore[attr-defined]
+        with get_engine().begin() as c:  # what a resuming worker does to a dead one's step
+            c.execute(update(step_t).where(step_t.c.run_id == run_id,
+                                           step_t.c.status == "running")
+                      .values(status="abandoned"))
+        assert live_draft(run_id) is None
+        server.gap = 0.0
+        worker.join(60)

@@ -1,0 +1,38 @@
+"""The honest measure of the safety screen: passages written by a helper that never saw its
+rules (tests/data/safety_fresh_README.md). fresh1 was used to improve the screen (so its
+figure is fitted); fresh2 stayed sealed until the final score, so its figure estimates
+unseen text. The floors are the measured final figures, so a regression fails here."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tools import evaluate_safety as ev
+
+DATA = Path(__file__).parent / "data"
+
+
+def _report(name: str) -> ev.Report:
+    return ev.evaluate(ev.load(DATA / f"safety_{name}.jsonl"))
+
+
+def test_the_fresh_sets_are_balanced_and_well_formed():
+    for name in ("fresh1", "fresh2"):
+        rows = ev.load(DATA / f"safety_{name}.jsonl")
+        assert len(rows) == 200
+        assert sum(bool(r["categories"]) for r in rows) == 100
+        assert sum(r["kind"] == "protective" for r in rows) >= 40
+        assert all((r["kind"] == "unsafe") == bool(r["categories"]) for r in rows)
+
+
+@pytest.mark.parametrize("name, recall, fpr", [
+    ("fresh2", 0.43, 0.07),  # unseen: measured once at the end (recall 0.43, fpr 0.07)
+    ("fresh1", 0.92, 0.00),  # used for improving: measured 0.92 / 0.00
+])
+def test_the_screen_keeps_its_measured_score_on_the_fresh_sets(name, recall, fpr):
+    report = _report(name)
+    print(f"\n{name}\n" + ev.format_report(report))
+    assert report.detection.recall >= recall
+    assert report.fpr(report.detection) <= fpr

@@ -1,0 +1,18 @@
+"""The Run page's view of the drafter's answer while it streams in (issue 16): drawn inside the
+run's polling fragment, replaced by the committed version when the step ends."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from engine.live_draft import live_draft
+
+
+def render_live_draft(run_id: int) -> None:
+    live = live_draft(run_id)
+    if live is None or not live.text:
+        return
+    with st.container(border=True, key="live_draft"):
+        st.caption(f":material/stream: **{live.agent} is writing** · {live.chars:,} characters "
+                   "so far · live, not saved: the version appears when the step ends")
+        st.markdown(live.text)
