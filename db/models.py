@@ -389,7 +389,7 @@ class LiveDraft(SQLModel, table=True):
 
 # -- full-text search over run titles (engine/run_search.py): an FTS5 table (and its shadow
 # tables) on SQLite, an expression index on PostgreSQL. No model describes them: migration
-# 0005 makes them, and Alembic's comparison leaves them out (include_name below).
+# 0007 makes them, and Alembic's comparison leaves them out (include_name below).
 RUN_SEARCH = "run_search"
 
 

@@ -1,6 +1,6 @@
 """The run title search's schema (engine/run_search.py queries it): on SQLite an FTS5 index of
 run.title (porter stemmer) that triggers keep in step with the run table, whoever writes it; on
-PostgreSQL a GIN index on to_tsvector('english', title). Migration 0005 creates them;
+PostgreSQL a GIN index on to_tsvector('english', title). Migration 0007 creates them;
 `ensure_search` re-creates the SQLite ones for a database that got its tables another way
 (create_all, or a batch migration that rebuilt the run table and so dropped its triggers)."""
 

@@ -1,8 +1,8 @@
 """full-text search over run titles: an FTS5 index with its triggers (SQLite), a GIN index on
 to_tsvector('english', title) (PostgreSQL)
 
-Revision ID: 0005
-Revises: 0004
+Revision ID: 0007
+Revises: 0006
 Create Date: 2026-11-23 22:10:00
 
 The queue's search matches words in any order (engine/run_search.py, db/search.py); the
@@ -15,8 +15,8 @@ from alembic import op
 
 from db import search
 
-revision: str = "0005"
-down_revision: str | Sequence[str] | None = "0004"
+revision: str = "0007"
+down_revision: str | Sequence[str] | None = "0006"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
