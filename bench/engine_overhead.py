@@ -81,11 +81,12 @@ def draftroom_batch(n: int, clock: AgentClock, *, offset: int = 0) -> Batch:
     is whatever DATABASE_URL points at; the pipeline must be `timed_protocol(clock)`."""
     from sqlmodel import func, select
 
-    from db.models import Run, RunStatus, Step
+    from db.models import Run, Step
     from db.session import session_scope
     from engine import service
     from engine.llm.offline.backend import OfflineBackend
     from engine.loop.worker import Worker
+    from engine.run_state import RunStatus
 
     worker = Worker(backend=OfflineBackend(), worker_id="bench-overhead")
     clock.reset()

@@ -19,8 +19,9 @@ from bench.throughput import queue_runs
 def _in_review(ids: list[int]) -> int:
     from sqlalchemy import func, select
 
-    from db.models import Run, RunStatus
+    from db.models import Run
     from db.session import session_scope
+    from engine.run_state import RunStatus
 
     with session_scope() as s:
         return int(s.execute(select(func.count()).select_from(Run).where(

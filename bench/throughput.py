@@ -63,8 +63,9 @@ def spans(ids: list[int]) -> tuple[float, list[float], int]:
     """(overall span, each run's span, runs awaiting review), from the database."""
     from sqlalchemy import func, select
 
-    from db.models import Run, RunStatus, Step
+    from db.models import Run, Step
     from db.session import session_scope
+    from engine.run_state import RunStatus
 
     with session_scope() as s:
         rows = s.execute(

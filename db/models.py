@@ -20,26 +20,14 @@ def utcnow() -> datetime:
     return datetime.now(UTC)
 
 
-class RunStatus:
-    QUEUED = "queued"  # waiting for a worker
-    RUNNING = "running"  # a worker holds the lease
-    REVIEW = "awaiting_review"  # halted for a person
-    APPROVED = "approved"
-    REJECTED = "rejected"
-    FAILED = "failed"  # a step failed after retries; waits for a person (retry)
-
-    ACTIVE = (QUEUED, RUNNING)
-    FINAL = (APPROVED, REJECTED)
-    ALL = (QUEUED, RUNNING, REVIEW, APPROVED, REJECTED, FAILED)
-
-
 class Run(SQLModel, table=True):
     id: int | None = Field(default=None, primary_key=True)
     kind: str = Field(index=True, max_length=32)
     title: str = Field(max_length=300)
     input: dict[str, Any] = Field(default_factory=dict, sa_type=JSONType)
     params: dict[str, Any] = Field(default_factory=dict, sa_type=JSONType)
-    status: str = Field(default=RunStatus.QUEUED, max_length=32)
+    # engine.run_state: the statuses (RunStatus) and every legal change between them.
+    status: str = Field(default="queued", max_length=32)
     stage: str = Field(default="draft", max_length=32)
     # Which node the supervisor runs next: draft | review | decide | None (idle).
     next_node: str | None = Field(default="draft", max_length=16)
@@ -88,6 +76,9 @@ class Draft(SQLModel, table=True):
     content_hash: str = Field(max_length=64)
     iteration: int = 0
     created_at: datetime = Field(default_factory=utcnow)
+    # The critics' verdict on this version where their rubric has one (a campaign Evaluator):
+    # REVISE when any said so, else PASS; None when no critic gives one. Binds the gate.
+    verdict: str | None = Field(default=None, max_length=16)
 
     __table_args__ = (UniqueConstraint("run_id", "version", name="uq_draft_run_version"),)
 

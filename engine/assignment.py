@@ -9,10 +9,11 @@ from __future__ import annotations
 from sqlalchemy import or_
 from sqlmodel import col, select
 
-from db.models import Run, RunStatus
+from db.models import Run
 from db.session import session_scope
 from engine.errors import InvalidInput
 from engine.identity import ROLES, person_key, require, roles_configured, roles_of
+from engine.run_state import RunStatus
 from engine.service import _acting_on, _actor, _record
 from engine.signin import require_verified
 

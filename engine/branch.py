@@ -11,12 +11,13 @@ from typing import Any
 from pydantic import BaseModel
 from sqlmodel import Session, col, select
 
-from db.models import Draft, Note, Run, RunStatus, utcnow
+from db.models import Draft, Note, Run, utcnow
 from db.session import session_scope
 from engine.audit_chain import append_act
 from engine.errors import InvalidInput, NotFound
 from engine.identity import require
 from engine.pipelines.registry import get_pipeline
+from engine.run_state import RunStatus
 from engine.service import MAX_COMMENT_CHARS, RunParams, _actor, store_check_flags
 from engine.text import clean_text, content_hash
 from engine.validation import parse_input

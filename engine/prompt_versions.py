@@ -15,12 +15,13 @@ from sqlalchemy import ColumnElement, and_, case, distinct, func, update
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
-from db.models import Draft, LLMCall, PromptVersion, Run, RunStatus, Score, Step, utcnow
+from db.models import Draft, LLMCall, PromptVersion, Run, Score, Step, utcnow
 from db.session import session_scope
 from engine.errors import InvalidInput, NotFound
 from engine.identity import require
 from engine.pipelines.base import AgentSpec, StageSpec
 from engine.pipelines.registry import PIPELINES
+from engine.run_state import RunStatus
 from engine.text import clean_text
 
 __all__ = [

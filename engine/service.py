@@ -14,9 +14,10 @@ from sqlalchemy import func, insert
 from sqlalchemy.orm.exc import StaleDataError
 from sqlmodel import Session, select
 
-from db.models import Draft, Flag, Note, Run, RunStatus, utcnow
+from db.models import Draft, Flag, Note, Run, utcnow
 from db.prepared import Prepared
 from db.session import get_engine, session_scope
+from engine import run_state
 from engine.approval_policy import (
     approval_state,
     approvals_since_review,
@@ -29,6 +30,7 @@ from engine.identity import require
 from engine.ops_settings import default_run_budget_usd
 from engine.pipelines.registry import PIPELINES, get_pipeline
 from engine.redact import redact_input, redact_secrets_text, redact_text
+from engine.run_state import Node, RunStatus
 from engine.signin import require_verified
 from engine.text import clean_text, content_hash
 from engine.validation import parse_input
@@ -239,15 +241,6 @@ def _draft_of(s: Session, run: Run, draft_id: int | None) -> Draft:
     return draft
 
 
-def _queue(run: Run, next_node: str, review_mode: str = "loop") -> None:
-    run.status = RunStatus.QUEUED
-    run.next_node = next_node
-    run.review_mode = review_mode
-    run.halt_reason = None
-    run.halt_requested = False
-    run.error = None
-
-
 def approve(
     *,
     run_id: int,
@@ -293,15 +286,8 @@ def approve(
         _record(s, run, who, action, draft_id=draft.id, comment=reason, verified=verified)
         if not final:
             return draft.id or 0
-        if get_pipeline(run.kind).next_stage(run.stage) is None:
-            run.status = RunStatus.APPROVED
-            run.approved_draft_id = draft.id
-            run.next_node = None
-            run.halt_reason = None
-        else:
-            # The stage's completion signal; the supervisor moves the run to the next stage.
-            run.approved_draft_id = draft.id
-            _queue(run, "advance")
+        run_state.approve(run, draft.id or 0,
+                          last_stage=get_pipeline(run.kind).next_stage(run.stage) is None)
         return draft.id or 0
 
 
@@ -367,7 +353,7 @@ def edit(
         store_check_flags(s, run, draft)
         _record(s, run, who, "edit", draft_id=draft.id, comment=None, verified=verified)
         run.current_draft_id = draft.id
-        _queue(run, "review", review_mode="human")
+        run_state.queue(run, Node.REVIEW, review_mode="human")
         return draft.id or 0
 
 
@@ -412,7 +398,7 @@ def request_revision(
             s, run, who, "revise", draft_id=run.current_draft_id, comment=text, verified=verified
         )
         run.iteration = 0
-        _queue(run, "draft")
+        run_state.queue(run, Node.DRAFT)
 
 
 def reject(
@@ -434,8 +420,7 @@ def reject(
         _record(
             s, run, who, "reject", draft_id=run.current_draft_id, comment=text, verified=verified
         )
-        run.status = RunStatus.REJECTED
-        run.next_node = None
+        run_state.reject(run)
 
 
 def halt(*, run_id: int, actor: str, comment: str | None = None, verified: bool = False) -> str:
@@ -447,11 +432,7 @@ def halt(*, run_id: int, actor: str, comment: str | None = None, verified: bool 
     with _acting_on(run_id, None, RunStatus.ACTIVE, "halt") as (s, run):
         require(who, "halt", run.kind, session=s)
         _record(s, run, who, "halt", draft_id=run.current_draft_id, comment=text, verified=verified)
-        if run.status == RunStatus.QUEUED:
-            run.status = RunStatus.REVIEW
-            run.halt_reason = "halted"
-        else:
-            run.halt_requested = True
+        run_state.request_halt(run)
         return run.status
 
 
@@ -470,7 +451,7 @@ def retry(*, run_id: int, actor: str, verified: bool = False) -> None:
             comment=run.error,
             verified=verified,
         )
-        _queue(run, run.next_node or "draft", run.review_mode)
+        run_state.retry(run)
 
 
 def set_budget(
@@ -495,5 +476,4 @@ def set_budget(
             verified=verified,
         )
         run.budget_usd = budget_usd
-        if run.status == RunStatus.REVIEW and run.halt_reason == "budget_reached" and run.next_node:
-            _queue(run, run.next_node, run.review_mode)
+        run_state.resume_after_budget(run)

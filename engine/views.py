@@ -9,12 +9,13 @@ from pydantic import BaseModel
 from sqlalchemy import case, or_
 from sqlmodel import col, select
 
-from db.models import Draft, Flag, HumanAction, LLMCall, Note, Run, RunStatus, Score, Step
+from db.models import Draft, Flag, HumanAction, LLMCall, Note, Run, Score, Step
 from db.session import session_scope
 from engine.errors import NotFound
 from engine.loop.decide import max_iterations_for, thresholds_for
 from engine.pipelines.base import PRIORITY_ORDER
 from engine.pipelines.registry import get_pipeline
+from engine.run_state import RunStatus
 
 
 class FlagView(BaseModel):

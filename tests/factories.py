@@ -2,21 +2,39 @@
 
 from __future__ import annotations
 
+import random
+
 from engine.pipelines.base import NoteOut, Review, ScoreOut
 from engine.pipelines.protocol.models import ProtocolDraft
 
 INTENT = {"intent": "Help a university student manage exam panic", "audience": "adult students"}
 
 
+DEFAULT_TITLE = "Exam panic: paced breathing"
+STEPS = (
+    "Sit comfortably and notice your breath without changing it.",
+    "Breathe in slowly through your nose for a count of four.",
+    "Breathe out gently through your mouth for a count of six.",
+    "Repeat for two minutes, noticing how your body settles.",
+    "Rest one hand on your belly and feel it rise as you breathe in.",
+    "Let your shoulders drop a little more with every breath out.",
+    "Name five things you can see around the room, slowly, one by one.",
+    "Press your feet into the floor and notice where they touch it.",
+    "Say to yourself: this feeling is strong, and it will pass.",
+    "Picture the first question of the exam and keep breathing slowly.",
+)
+
+
+def _steps_for(title: str) -> list[str]:
+    """Four of the steps, picked by the title: drafts with different titles differ in their
+    text as a real revision does (the loop does not count a near-identical one as progress)."""
+    return random.Random(title).sample(STEPS, 4)  # seeded by the text: the same every run
+
+
 def protocol_draft(
-    title: str = "Exam panic: paced breathing", extra_step: str | None = None
+    title: str = DEFAULT_TITLE, extra_step: str | None = None
 ) -> ProtocolDraft:
-    steps = [
-        "Sit comfortably and notice your breath without changing it.",
-        "Breathe in slowly through your nose for a count of four.",
-        "Breathe out gently through your mouth for a count of six.",
-        "Repeat for two minutes, noticing how your body settles.",
-    ]
+    steps = list(STEPS[:4]) if title == DEFAULT_TITLE else _steps_for(title)
     if extra_step:
         steps.append(extra_step)
     return ProtocolDraft(
@@ -47,10 +65,10 @@ GOOD_CLINICAL = {"empathy": 0.85, "clinical": 0.9}
 
 def reviewed_protocol_run(actor: str = "dr. lee") -> int:
     """A protocol run waiting for review with one agent draft (v1), from a scripted model."""
-    from db.models import RunStatus
     from engine import service
     from engine.loop.leases import claim_run
     from engine.loop.supervisor import Supervisor
+    from engine.run_state import RunStatus
     from tests.utils.scripted import ScriptedModel
 
     run_id = service.start_run(kind="protocol", input=INTENT, actor=actor)

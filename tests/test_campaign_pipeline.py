@@ -215,7 +215,18 @@ def test_the_evaluator_verdict_binds_and_three_iterations_is_the_limit(db_url: s
 
     revise = review({"brand_voice": 0.9, "quality": 0.9, "completion": 0.9},
                     [("drafter", "warning", "Sharper objective, please.")], verdict="REVISE")
-    model = ScriptedModel({"brief_writer": [offline] * 3, "evaluator": [revise] * 3})
+    def sharper(n: int) -> Any:  # a real revision each time (a repeat would stop as a stall)
+        def write(call: AgentCall[Any]) -> Any:
+            brief = offline(call)
+            return brief.model_copy(update={"objective": brief.objective + " " + " ".join(
+                f"Measure {k}: brunch covers on weekend {k} of the spring term, counted at the "
+                f"till by the code printed in message {k}, against the same weekend last year, "
+                f"and reported to the cafe's manager every Monday morning." for k in
+                range(1, 2 * n + 1))})
+        return write
+
+    model = ScriptedModel({"brief_writer": [sharper(n) for n in range(3)],
+                           "evaluator": [revise] * 3})
     run_id = start()
     drive(run_id, model)
     model.assert_consumed()

@@ -12,12 +12,13 @@ from typing import Any
 import pytest
 from sqlmodel import func, select
 
-from db.models import Draft, HumanAction, Run, RunStatus
+from db.models import Draft, HumanAction, Run
 from db.session import session_scope
 from engine import service, views
 from engine.errors import StaleRun
 from engine.loop.leases import claim_run
 from engine.loop.supervisor import Supervisor
+from engine.run_state import RunStatus
 from tests.factories import (
     GOOD_CLINICAL,
     GOOD_SAFETY,

@@ -16,12 +16,13 @@ from typing import Any
 import pytest
 from sqlmodel import select
 
-from db.models import Draft, Flag, LLMCall, Note, RunStatus, Score, Step
+from db.models import Draft, Flag, LLMCall, Note, Score, Step
 from db.session import session_scope
 from engine import service, views
 from engine.llm.openai_backend import OpenAIBackend
 from engine.loop.leases import claim_run
 from engine.loop.supervisor import Supervisor
+from engine.run_state import RunStatus
 from testkit.fake_openai import FakeOpenAI, Plan, Reply
 from tests.conftest import ARTIFACTS
 from tests.utils.team import SECOND_DRAFT, ProtocolTeam

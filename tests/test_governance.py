@@ -7,7 +7,7 @@ import pytest
 from sqlalchemy import text
 from sqlmodel import select
 
-from db.models import HumanAction, Run, RunStatus
+from db.models import HumanAction, Run
 from db.session import get_engine, session_scope
 from engine import service, views
 from engine.approval_policy import get_policy, set_policy
@@ -16,6 +16,7 @@ from engine.audit_chain import verify_all, verify_run
 from engine.errors import InvalidInput, PermissionDenied
 from engine.identity import grant
 from engine.interfaces.cli import main
+from engine.run_state import RunStatus
 from tests.factories import reviewed_protocol_run
 
 

@@ -19,12 +19,13 @@ from hypothesis import strategies as st
 from sqlalchemy import func, select
 from sqlmodel import SQLModel
 
-from db.models import Flag, HumanAction, Run, RunStatus, Score
+from db.models import Flag, HumanAction, Run, Score
 from db.session import get_engine, session_scope
 from engine import service, views
 from engine.errors import ApprovalBlocked, InvalidInput, ServiceError
 from engine.loop.leases import claim_run
 from engine.loop.supervisor import Supervisor
+from engine.run_state import RunStatus
 from tests.conftest import ARTIFACTS
 from tests.factories import (
     GOOD_CLINICAL,
@@ -331,7 +332,8 @@ def test_injection_in_an_edit_or_a_comment_changes_nothing_either(db_any: str) -
     assert claim_run(run_id, "w1")
     model = obedient_model(iterations=5)
     assert Supervisor(model, "w1").run_until_idle(run_id) == RunStatus.REVIEW
-    assert views.get_run(run_id).halt_reason == "max_iterations"
+    # The same flagged text again and again: the loop stops on the stall, never passes it.
+    assert views.get_run(run_id).halt_reason == "stalled"
     with pytest.raises(ApprovalBlocked):
         service.approve(run_id=run_id, actor="dr. lee")
     d = views.get_run(run_id)

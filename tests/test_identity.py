@@ -7,11 +7,12 @@ from __future__ import annotations
 import pytest
 from sqlmodel import func, select
 
-from db.models import Draft, HumanAction, Note, Run, RunStatus
+from db.models import Draft, HumanAction, Note, Run
 from db.session import session_scope
 from engine import identity, service, views
 from engine.errors import InvalidInput, InvalidState, PermissionDenied
 from engine.identity import allowed, can, grant, revoke, roles_of
+from engine.run_state import RunStatus
 from tests.factories import (
     INTENT,
     reviewed_protocol_run,

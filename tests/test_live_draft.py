@@ -14,12 +14,13 @@ from typing import Any
 
 from sqlmodel import select
 
-from db.models import Draft, LLMCall, RunStatus
+from db.models import Draft, LLMCall
 from db.session import session_scope
 from engine import service, views
 from engine.live_draft import live_draft, readable
 from engine.loop.leases import claim_run
 from engine.loop.supervisor import Supervisor
+from engine.run_state import RunStatus
 from testkit.fake_openai import FakeOpenAI
 from testkit.fake_openai.handler import Handler
 from tests.test_realmodel import INTENT, ReportingServer, Team, _backend

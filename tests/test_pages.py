@@ -9,11 +9,12 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from db.models import Run, RunStatus
+from db.models import Run
 from db.session import session_scope
 from engine import service
 from engine.loop.worker import Worker
 from engine.pipelines.protocol.models import MAX_INTENT
+from engine.run_state import RunStatus
 from engine.views import get_run, list_runs
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")

@@ -17,14 +17,16 @@ import pytest
 from sqlalchemy import inspect, text
 from sqlmodel import select
 
-from db.models import Run, RunStatus, Step
+from db.models import Run, Step
 from db.session import get_engine, reset_engines, session_scope
 from engine import service, views
 from engine.llm.offline.backend import OfflineBackend
 from engine.loop.leases import claim_next, claim_run, heartbeat, release_all
 from engine.loop.supervisor import Supervisor
 from engine.loop.worker import Worker
+from engine.run_state import RunStatus
 from tests.factories import INTENT
+from tests.utils.clock import ManualClock
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -62,19 +64,22 @@ def test_claims_are_exclusive_under_contention(db_any: str) -> None:
 def test_an_expired_lease_moves_and_the_old_owner_cannot_commit(
     db_any: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("DRAFTROOM_LEASE_SECONDS", "0.3")
+    monkeypatch.setenv("DRAFTROOM_LEASE_SECONDS", "30")
+    clock = ManualClock()  # leases run out when the test moves it on
     (run_id,) = queue(1)
-    assert claim_next("slow") == run_id
-    assert claim_next("other") is None  # the lease holds while it is fresh
-    time.sleep(0.5)
-    assert heartbeat(run_id, "slow") is True  # nobody took it yet: a late beat still extends
-    time.sleep(0.5)
-    assert claim_run(run_id, "fast")  # expired: another worker takes it over
-    assert heartbeat(run_id, "slow") is False
+    assert claim_next("slow", clock) == run_id
+    assert claim_next("other", clock) is None  # the lease holds while it is fresh
+    clock.advance(31)
+    assert heartbeat(run_id, "slow", clock) is True  # nobody took it: a late beat still extends
+    assert claim_next("other", clock) is None
+    clock.advance(31)
+    assert claim_run(run_id, "fast", clock)  # expired: another worker takes it over
+    assert heartbeat(run_id, "slow", clock) is False
     assert Supervisor(OfflineBackend(), "slow").advance(run_id) is False  # refused, no step
     with session_scope() as s:
         assert not s.exec(select(Step).where(Step.run_id == run_id)).all()
-    assert Supervisor(OfflineBackend(), "fast").run_until_idle(run_id) == RunStatus.REVIEW
+    assert Supervisor(OfflineBackend(), "fast", clock=clock).run_until_idle(run_id) == (
+        RunStatus.REVIEW)
     with session_scope() as s:
         assert {st.worker for st in s.exec(select(Step).where(Step.run_id == run_id))} == {"fast"}
 

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from sqlmodel import select
 
-from db.models import LLMAttempt, LLMCall, RunStatus
+from db.models import LLMAttempt, LLMCall
 from db.session import session_scope
 from engine import service, views
 from engine.llm import capabilities
@@ -27,6 +27,7 @@ from engine.llm.capabilities import Capabilities
 from engine.llm.openai_backend import OpenAIBackend
 from engine.loop.leases import claim_run
 from engine.loop.supervisor import Supervisor
+from engine.run_state import RunStatus
 from testkit.fake_openai import FakeOpenAI, Plan, Reply
 from tests.utils.team import SECOND_DRAFT, ProtocolTeam
 

@@ -219,7 +219,8 @@ def test_an_earlier_version_can_be_edited_or_approved_when_chosen(db_url: str) -
     )
     drive(run_id)
     d = views.get_run(run_id)
-    assert d.halt_reason == "max_iterations" and len(d.drafts) == 2
+    # Not met in two versions: the limit, or a stall if the offline drafter repeated itself.
+    assert d.halt_reason in ("max_iterations", "stalled") and len(d.drafts) == 2
     v1 = d.drafts[0]
     did = service.edit(
         run_id=run_id,

@@ -4,7 +4,6 @@ the thresholds, iteration budget and deterministic checks decide."""
 from __future__ import annotations
 
 import threading
-import time
 
 import pytest
 from sqlmodel import select
@@ -16,6 +15,7 @@ from engine.llm.base import AgentCall, LLMError
 from engine.loop.leases import claim_run
 from engine.loop.supervisor import Supervisor
 from tests.factories import GOOD_CLINICAL, GOOD_SAFETY, INTENT, protocol_draft, review
+from tests.utils.clock import ManualClock
 from tests.utils.scripted import ScriptedModel
 
 
@@ -184,8 +184,8 @@ def test_halt_while_running_stops_after_the_current_step(db_url: str) -> None:
     assert [s.node for s in d.steps] == ["draft"]
 
 
-def test_a_worker_that_lost_its_lease_cannot_commit(db_url: str, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    monkeypatch.setenv("DRAFTROOM_LEASE_SECONDS", "0.2")
+def test_a_worker_that_lost_its_lease_cannot_commit(db_url: str) -> None:
+    clock = ManualClock()  # leases run out when the test moves it on, not on the wall clock
     entered, release = threading.Event(), threading.Event()
 
     def slow_draft(_call: AgentCall) -> object:  # type: ignore[type-arg]
@@ -195,17 +195,18 @@ def test_a_worker_that_lost_its_lease_cannot_commit(db_url: str, monkeypatch) ->
 
     old = ScriptedModel({"drafter": [slow_draft]})
     run_id = start()
-    assert claim_run(run_id, "old")
-    t = threading.Thread(target=Supervisor(old, "old").run_until_idle, args=(run_id,))
+    assert claim_run(run_id, "old", clock)
+    t = threading.Thread(target=Supervisor(old, "old", clock=clock).run_until_idle,
+                         args=(run_id,))
     t.start()
     assert entered.wait(5)
-    time.sleep(0.3)  # the lease runs out (no heartbeat: the supervisor alone does not beat)
+    assert not claim_run(run_id, "new", clock)  # the lease holds while it is fresh
+    clock.advance(31)  # the lease runs out (no heartbeat: the supervisor alone does not beat)
     new = ScriptedModel({"drafter": [protocol_draft("from the new worker")],
                          "safety_guardian": [review(GOOD_SAFETY)],
                          "clinical_critic": [review(GOOD_CLINICAL)]})
-    monkeypatch.setenv("DRAFTROOM_LEASE_SECONDS", "30")
-    assert claim_run(run_id, "new")
-    Supervisor(new, "new").run_until_idle(run_id)
+    assert claim_run(run_id, "new", clock)
+    Supervisor(new, "new", clock=clock).run_until_idle(run_id)
     release.set()
     t.join(10)
     with session_scope() as s:

@@ -22,9 +22,10 @@ import pytest
 from sqlmodel import select
 
 from db.migrate import migrate
-from db.models import Draft, LLMCall, Run, RunStatus, Score, Step
+from db.models import Draft, LLMCall, Run, Score, Step
 from db.session import session_scope
 from engine import service
+from engine.run_state import RunStatus
 from testkit.fake_openai import FakeOpenAI
 from tests.utils.team import SECOND_DRAFT, ProtocolTeam
 

@@ -16,11 +16,11 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from db.models import RunStatus
 from engine import service
 from engine.errors import ApprovalBlocked, ServiceError, StaleRun
 from engine.exports.formats import export
 from engine.pipelines.registry import get_pipeline
+from engine.run_state import RunStatus
 from engine.views import DraftView, RunDetail
 from ui.markdown import escape_inline
 from ui.reviewer import MISSING_HINT, acting, permitted, role_hint

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from db.models import RunStatus
 from engine.assignment import assigned_to_me
+from engine.run_state import RunStatus
 from engine.views import list_runs
 from ui.governance import render_assignment
 from ui.queue_view import render_card

@@ -11,7 +11,6 @@ import re
 
 import streamlit as st
 
-from db.models import RunStatus
 from engine import markdown as md
 from engine.errors import ServiceError
 from engine.exports.campaign import messages_csv, stage_approvals
@@ -26,6 +25,7 @@ from engine.pipelines.campaign.creators import (
 from engine.pipelines.campaign.models import STAGE_LABELS, STAGES
 from engine.pipelines.campaign.outreach import Message, parse_outreach
 from engine.pipelines.campaign.text import sections
+from engine.run_state import RunStatus
 from engine.shortlist import edit_shortlist
 from engine.views import DraftView, RunDetail
 from ui.markdown import demote_headings, escape, escape_inline, flagged_draft

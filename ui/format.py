@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from db.models import RunStatus
+from engine.run_state import HALT_LABELS, RunStatus, halt_label
 from ui.markdown import escape_inline
 
 STATUS = {
@@ -16,14 +16,7 @@ STATUS = {
     RunStatus.FAILED: ("Failed", "red", ":material/error:"),
 }
 
-HALT_REASON = {
-    "thresholds_met": "every score met its threshold",
-    "max_iterations": "iteration limit reached without meeting the thresholds",
-    "budget_reached": "budget reached",
-    "halted": "halted by a person",
-    "rescored": "a person's edit was re-scored",
-    "final_stage": "last stage done",
-}
+HALT_REASON = HALT_LABELS  # engine/run_state.py: one wording for the page and the CLI
 
 NODE = {
     "draft": "Drafter writing",
@@ -62,11 +55,7 @@ def status_badge(status: str) -> str:
 
 
 def halt_reason(reason: str | None) -> str:
-    if not reason:
-        return ""
-    if reason.startswith("error:"):
-        return f"error ({reason.split(':', 1)[1].replace('_', ' ')})"
-    return HALT_REASON.get(reason, reason.replace("_", " "))
+    return halt_label(reason)
 
 
 def ago(at: datetime, now: datetime | None = None) -> str:

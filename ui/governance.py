@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import streamlit as st
 
-from db.models import RunStatus
 from db.session import session_scope
 from engine.approval_policy import current_state
 from engine.assignment import ROLE_PREFIX, assign, assignee_label
 from engine.audit_chain import verify_run
 from engine.errors import ServiceError
 from engine.identity import ROLES
+from engine.run_state import RunStatus
 from engine.views import DraftView, RunDetail
 from ui.markdown import escape_inline
 from ui.reviewer import acting
@@ -72,7 +72,7 @@ def render_assignment(run_id: int, key_prefix: str = "run") -> None:
     key = f"{key_prefix}_assign_{run_id}"
     with st.form(f"{key}_form", border=False):
         left, right = st.columns([2, 1], vertical_alignment="bottom")
-        left.selectbox("Assign to", ["", *(ROLE_PREFIX + r for r in ROLES)], key=key,
+        left.selectbox("Assignee", ["", *(ROLE_PREFIX + r for r in ROLES)], key=key,
                        accept_new_options=True, format_func=lambda v: assignee_label(v or None),
                        help="A role (anyone with it), or type a person's name.")
         right.form_submit_button("Assign", on_click=_assign, args=(run_id, key),

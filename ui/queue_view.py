@@ -7,8 +7,8 @@ from datetime import UTC, date, datetime, time, timedelta
 
 import streamlit as st
 
-from db.models import RunStatus
 from engine.pipelines.registry import PIPELINES
+from engine.run_state import RunStatus
 from engine.views import RunSummary
 from ui.format import (
     STATUS,

@@ -8,9 +8,9 @@ from datetime import UTC, datetime
 
 import streamlit as st
 
-from db.models import RunStatus
 from engine.highlight import segments, unlocated
 from engine.nothing_to_review import nothing_to_review
+from engine.run_state import RunStatus
 from engine.views import DraftView, RunDetail, run_version
 from ui.format import NODE, duration, halt_reason, status_badge, usd
 from ui.live_draft import render_live_draft
@@ -111,7 +111,7 @@ def render_status_banner(detail: RunDetail) -> None:
     reason = halt_reason(detail.halt_reason)
     if detail.status == RunStatus.REVIEW:
         msg = f"Waiting for your review: {reason}." if reason else "Waiting for your review."
-        if detail.halt_reason in ("max_iterations", "budget_reached"):
+        if detail.halt_reason in ("max_iterations", "budget_reached", "stalled"):
             best = detail.draft(detail.best_draft_id)
             if best and best.id != detail.current_draft_id:
                 msg += f" v{best.version} scored best of this cycle; see Versions & diff."

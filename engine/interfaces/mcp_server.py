@@ -20,13 +20,13 @@ from mcp.server.mcpserver.exceptions import ResourceError, ToolError
 from mcp.types import BlobResourceContents, EmbeddedResource, TextContent
 from pydantic import BaseModel, Field
 
-from db.models import RunStatus
 from engine import service, views
 from engine.errors import ApprovalBlocked, InvalidInput, ServiceError
 from engine.exports.formats import export
 from engine.mcp_token import mcp_actor
 from engine.pipelines.protocol.models import ExerciseType, ProtocolInput
 from engine.pipelines.registry import PIPELINES
+from engine.run_state import RunStatus
 
 log = logging.getLogger("draftroom.mcp")
 

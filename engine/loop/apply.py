@@ -7,7 +7,17 @@ from __future__ import annotations
 from typing import Any
 
 from db.models import utcnow
-from engine.loop.decide import Board, gate, max_iterations_for, thresholds_for
+from engine import run_state
+from engine.loop.decide import (
+    Board,
+    gate,
+    max_iterations_for,
+    review_verdict,
+    same_text,
+    scores_moved,
+    thresholds_for,
+    unchanged,
+)
 from engine.loop.sql import (
     DELETE_FLAGS,
     DELETE_SCORES,
@@ -19,11 +29,15 @@ from engine.loop.sql import (
     MAX_VERSION,
     SEL_BLOCKING,
     SEL_SCORES,
+    SEL_VERDICT,
+    SEL_WITH_PARENT,
+    SET_VERDICT,
     LoopTx,
     RunRow,
 )
 from engine.loop.steps import ReviewOutcome, StepEvent, StepOut, StepPlan
 from engine.pipelines.registry import get_pipeline
+from engine.run_state import HaltReason, Node
 from engine.text import content_hash
 
 
@@ -59,16 +73,10 @@ def apply_advance(run: RunRow) -> str:
     move to its next stage, with a fresh iteration budget and no current draft."""
     nxt = get_pipeline(run.kind).next_stage(run.stage)
     if nxt is None:
-        to_review(run, "final_stage")
+        run_state.to_review(run, HaltReason.FINAL_STAGE)
         return "no stage after this one"
     done = run.stage
-    run.stage = nxt.name
-    run.iteration = 0
-    run.current_draft_id = None
-    run.best_draft_id = None
-    run.approved_draft_id = None
-    run.review_mode = "loop"
-    run.next_node = "draft"
+    run_state.advance_stage(run, nxt.name)
     return f"stage {done} approved; moving to {nxt.name}"
 
 
@@ -85,7 +93,7 @@ def apply_draft(tx: LoopTx, run: RunRow, step: StepOut, text: str) -> str:
     step.draft_id = draft_id
     run.iteration += 1
     run.current_draft_id = draft_id
-    run.next_node = "review"
+    run_state.goto(run, Node.REVIEW)
     return f"v{version} written by {author} ({len(text)} chars)"
 
 
@@ -113,51 +121,76 @@ def apply_review(tx: LoopTx, run: RunRow, outcome: ReviewOutcome, *, replace: bo
          "created_at": now}
         for n in outcome.notes
     ])
-    run.next_node = "decide"
-    if outcome.verdicts:
-        params = dict(run.params)
-        params["_last_verdicts"] = outcome.verdicts
-        run.params = params
+    verdict = review_verdict(outcome.verdicts)
+    if verdict is not None or replace:  # a new version has none to clear
+        SET_VERDICT.run(c, {"b_draft": draft_id, "b_verdict": verdict})
+    run_state.goto(run, Node.DECIDE)
     return ", ".join(f"{s.name} {s.value:.2f}" for s in outcome.scores)
 
 
 def apply_decide(tx: LoopTx, run: RunRow) -> str:
+    """The supervisor's decision on the current version: wait for a person (thresholds met, a
+    stall, the iteration limit, a person's edit re-scored) or revise."""
     stage = get_pipeline(run.kind).stage(run.stage)
     thresholds = thresholds_for(stage, run.params)
     board = Board.read(tx.c, run.id or 0, run.stage)
-    verdicts = run.params.get("_last_verdicts") if stage.require_pass_verdict else None
-    if run.current_draft_id in board.versions:
-        scores = board.scores.get(run.current_draft_id, {})
-        blocking = board.blocking.get(run.current_draft_id, [])
-    else:  # a current draft of another stage (not on this stage's board)
-        scores = dict(SEL_SCORES.rows(tx.c, {"b_draft": run.current_draft_id}))
-        blocking = [cat for (cat,) in SEL_BLOCKING.rows(tx.c, {"b_draft": run.current_draft_id})]
-    verdict = gate(scores, blocking, thresholds, verdicts)
+    scores, blocking, said = _judged(tx, board, run.current_draft_id)
+    verdict = gate(scores, blocking, thresholds,
+                   [said] if stage.require_pass_verdict and said else None)
     run.best_draft_id = board.best(thresholds)
     run.cost_usd = board.spend
     if run.review_mode == "human":
-        to_review(run, "rescored")
+        run_state.to_review(run, HaltReason.RESCORED)
         return "re-scored a person's edit; waiting for review"
-    if verdict.passed:
-        to_review(run, "thresholds_met")
+    repeat = _repeat(tx, board, run, scores)
+    if repeat == HaltReason.STALLED:
+        run_state.to_review(run, HaltReason.STALLED)
+        return "stalled: the revision changed neither the text nor any score; waiting for review"
+    if verdict.passed and repeat is None:  # a repeated text meeting them now is no progress
+        run_state.to_review(run, HaltReason.THRESHOLDS_MET)
         return "thresholds met; waiting for review"
+    why = "the revision did not change the text" if repeat else verdict.why
     if run.iteration >= max_iterations_for(stage, run.params):
-        to_review(run, "max_iterations")
-        return (f"{run.iteration} iterations without meeting thresholds ({verdict.why}); "
-                "waiting for review")
-    run.next_node = "draft"
-    return f"revise: {verdict.why}"
+        run_state.to_review(run, HaltReason.MAX_ITERATIONS)
+        return f"{run.iteration} iterations without meeting thresholds ({why}); waiting for review"
+    run_state.goto(run, Node.DRAFT)
+    return f"revise: {why}"
 
 
-def to_review(run: RunRow, reason: str | None) -> None:
-    run.status = "awaiting_review"
-    run.halt_reason = reason
-    run.halt_requested = False
-    run.next_node = None if reason != "halted" else run.next_node
-    run.lease_owner = None
-    run.lease_expires = None
-    run.updated_at = utcnow()
+def _judged(
+    tx: LoopTx, board: Board, did: int | None
+) -> tuple[dict[str, float], list[str], str | None]:
+    """A version's scores, blocking flags' categories and verdict."""
+    if did in board.versions:
+        return board.scores.get(did, {}), board.blocking.get(did, []), board.verdicts.get(did)
+    # a current draft of another stage (not on this stage's board)
+    return (dict(SEL_SCORES.rows(tx.c, {"b_draft": did})),
+            [cat for (cat,) in SEL_BLOCKING.rows(tx.c, {"b_draft": did})],
+            SEL_VERDICT.scalar(tx.c, {"b_draft": did}))
+
+
+def _repeat(tx: LoopTx, board: Board, run: RunRow, scores: dict[str, float]) -> str | None:
+    """None when the current version changed its previous one's text; else "stalled" when no
+    score moved either, "unchanged" when only scores did. Either way the drafter is told, in a
+    critical note on the version, so a revision after a person's comment cannot pass it by."""
+    rows = SEL_WITH_PARENT.rows(tx.c, {"b_draft": run.current_draft_id})
+    if not rows:
+        return None
+    text, parent_id, parent_version, parent_text = rows[0]
+    if not unchanged(text, parent_text):
+        return None
+    before, flags_before, _ = _judged(tx, board, parent_id)
+    flags_now = board.blocking.get(run.current_draft_id or 0, [])
+    if sorted(flags_now) != sorted(flags_before) and not same_text(text, parent_text):
+        return None  # a small edit that cleared (or raised) a flag: a change of substance
+    INSERT_NOTE.run_many(tx.c, [{
+        "run_id": run.id or 0, "draft_id": run.current_draft_id, "author": "supervisor",
+        "target": "drafter", "priority": "critical", "created_at": utcnow(),
+        "text": f"This revision repeats v{parent_version}: the notes and comments on it were "
+                "not applied. Apply them, or say which one cannot be applied and why.",
+    }])
+    return "unchanged" if scores_moved(scores, before) else HaltReason.STALLED
 
 
 __all__ = ["apply", "apply_advance", "apply_decide", "apply_draft", "apply_review",
-           "decide_step", "to_review"]
+           "decide_step"]

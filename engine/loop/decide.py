@@ -5,7 +5,8 @@ review's transaction; the LangGraph bench calls the same ones."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from difflib import SequenceMatcher
 from typing import Any
 
 from sqlalchemy.engine import Connection
@@ -60,6 +61,39 @@ def combine_review(
     return out
 
 
+NEAR_IDENTICAL = 0.98
+"""A revision this similar to its previous version (difflib's ratio, whitespace normalised)
+did not change the text: it is never counted as progress."""
+
+
+def same_text(text: str, previous: str) -> bool:
+    """The same text but for whitespace."""
+    return text.split() == previous.split()
+
+
+def unchanged(text: str, previous: str) -> bool:
+    """The revision repeats the previous version, but for whitespace and a few characters."""
+    if same_text(text, previous):
+        return True
+    a, b = " ".join(text.split()), " ".join(previous.split())
+    matcher = SequenceMatcher(None, a, b, autojunk=False)
+    # quick_ratio is an upper bound, linear in the texts: most revisions end the check there.
+    return matcher.quick_ratio() >= NEAR_IDENTICAL and matcher.ratio() >= NEAR_IDENTICAL
+
+
+def scores_moved(now: dict[str, float], before: dict[str, float]) -> bool:
+    """Any score given, dropped or changed between two versions."""
+    return now.keys() != before.keys() or any(abs(v - before[k]) > 1e-6 for k, v in now.items())
+
+
+def review_verdict(verdicts: list[str]) -> str | None:
+    """The critics' verdicts on one version as one: REVISE when any said so, else PASS; None
+    when no critic gives one."""
+    if not verdicts:
+        return None
+    return "PASS" if all(v == "PASS" for v in verdicts) else "REVISE"
+
+
 @dataclass(frozen=True)
 class GateVerdict:
     passed: bool
@@ -95,25 +129,29 @@ class Board:
     scores: dict[int, dict[str, float]]
     blocking: dict[int, list[str]]  # draft id -> categories of its blocking flags
     spend: float = 0.0  # USD of the run's recorded calls
+    verdicts: dict[int, str] = field(default_factory=dict)  # draft id -> PASS | REVISE
 
     @classmethod
     def read(cls, c: Connection, run_id: int, stage: str) -> Board:
         versions: dict[int, int] = {}
         scores: dict[int, dict[str, float]] = {}
         blocking: dict[int, list[str]] = {}
+        verdicts: dict[int, str] = {}
         spend = 0.0
         for part, did, version, name, value in SEL_BOARD.rows(
             c, {"b_run": run_id, "b_stage": stage}
         ):
             if part == "v":
                 versions[did] = version
+                if name is not None:
+                    verdicts[did] = name
             elif part == "s":
                 scores.setdefault(did, {})[name] = value
             elif part == "f":
                 blocking.setdefault(did, []).append(name)
             else:
                 spend = float(value or 0.0)
-        return cls(versions, scores, blocking, spend)
+        return cls(versions, scores, blocking, spend, verdicts)
 
     def best(self, thresholds: dict[str, float]) -> int | None:
         """The version to put first in front of a person: passing and unflagged beats the rest,

@@ -9,16 +9,20 @@ from __future__ import annotations
 import os
 import socket
 import uuid
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import and_, bindparam, or_, select, update
 from sqlalchemy.engine import Connection
 
-from db.models import Run, RunStatus, utcnow
+from db.models import Run
 from db.prepared import Prepared
 from db.session import get_engine, session_scope
+from engine import run_state
 from engine.config import setting
+from engine.loop.clock import SYSTEM_CLOCK, Clock
+from engine.loop.sql import VERSION_COL
+from engine.run_state import RunStatus
 
 # Statements built once and run on the DB-API cursor (db.prepared: SQLAlchemy's execution
 # machinery cost more than the statement); the time and the lease length are parameters.
@@ -27,16 +31,12 @@ _NOW = bindparam("b_now", type_=_RUN.c.lease_expires.type)
 _UNTIL = bindparam("b_until", type_=_RUN.c.lease_expires.type)
 _WORKER = bindparam("b_worker", type_=_RUN.c.lease_owner.type)
 _CLAIMABLE = or_(
-    _RUN.c.status == RunStatus.QUEUED,
-    and_(_RUN.c.status == RunStatus.RUNNING, _RUN.c.lease_expires < _NOW),
+    *(_RUN.c.status == status for status in run_state.CLAIMABLE),  # OR: no IN list to expand
+    and_(_RUN.c.status == RunStatus.RUNNING, _RUN.c.lease_expires < _NOW),  # its worker died
 )
-_TAKE = {
-    "status": RunStatus.RUNNING,
-    "lease_owner": _WORKER,
-    "lease_expires": _UNTIL,
-    "version": _RUN.c.version + 1,
-    "updated_at": _NOW,
-}
+# A claim bumps Run's optimistic lock (as its mapper declares it), so the worker that lost the
+# run fails its next commit.
+_TAKE = run_state.claimed_values(_WORKER, _UNTIL, _NOW) | {VERSION_COL.key: VERSION_COL + 1}
 # A claim returns the whole row: the worker opens the run's first step in the same
 # transaction without reading it again.
 _CLAIM_RUN = Prepared(
@@ -71,41 +71,47 @@ def new_worker_id(prefix: str = "worker") -> str:
     return f"{prefix}-{socket.gethostname()}-{os.getpid()}-{uuid.uuid4().hex[:6]}"
 
 
-def _times() -> dict[str, object]:
-    now = utcnow()
+def lease_until(clock: Clock = SYSTEM_CLOCK) -> datetime:
+    """When a lease taken or renewed now runs out."""
+    return clock.now() + timedelta(seconds=lease_seconds())
+
+
+def _times(clock: Clock) -> dict[str, object]:
+    now = clock.now()
     return {"b_now": now, "b_until": now + timedelta(seconds=lease_seconds())}
 
 
-def claim_row(c: Connection, run_id: int | None, worker_id: str) -> dict[str, Any] | None:
+def claim_row(c: Connection, run_id: int | None, worker_id: str,
+              clock: Clock = SYSTEM_CLOCK) -> dict[str, Any] | None:
     """Claim, on `c`, one given run (queued, or its lease expired) or, with None, the oldest
     such run; returns the claimed run's row as it now is, None when there was none."""
     if run_id is None:
         stmt = _CLAIM_NEXT[c.dialect.name == "postgresql"]
-        params = {"b_worker": worker_id, **_times()}
+        params = {"b_worker": worker_id, **_times(clock)}
     else:
-        stmt, params = _CLAIM_RUN, {"b_run": run_id, "b_worker": worker_id, **_times()}
+        stmt, params = _CLAIM_RUN, {"b_run": run_id, "b_worker": worker_id, **_times(clock)}
     rows = stmt.mappings(c, params)
     return rows[0] if rows else None
 
 
-def claim_next(worker_id: str) -> int | None:
+def claim_next(worker_id: str, clock: Clock = SYSTEM_CLOCK) -> int | None:
     """Claim the oldest queued run (or one whose lease expired); None when there is none."""
     with get_engine().begin() as c:
-        row = claim_row(c, None, worker_id)
+        row = claim_row(c, None, worker_id, clock)
     return int(row["id"]) if row else None
 
 
-def claim_run(run_id: int, worker_id: str) -> bool:
+def claim_run(run_id: int, worker_id: str, clock: Clock = SYSTEM_CLOCK) -> bool:
     """Claim one given run if it is queued or its lease expired."""
     with get_engine().begin() as c:
-        return claim_row(c, run_id, worker_id) is not None
+        return claim_row(c, run_id, worker_id, clock) is not None
 
 
-def heartbeat(run_id: int, worker_id: str) -> bool:
+def heartbeat(run_id: int, worker_id: str, clock: Clock = SYSTEM_CLOCK) -> bool:
     """Extend the lease; False when it is no longer ours. Does not bump the version: a
     heartbeat is bookkeeping, not a change a reviewer needs to know about."""
     with get_engine().begin() as c:
-        params = {"b_run": run_id, "b_worker": worker_id, "b_until": _times()["b_until"]}
+        params = {"b_run": run_id, "b_worker": worker_id, "b_until": lease_until(clock)}
         return c.execute(_HEARTBEAT, params).rowcount == 1
 
 
@@ -121,8 +127,7 @@ def release_all(worker_id: str) -> int:
     stmt = (
         update(Run)
         .where(Run.lease_owner == worker_id, Run.status == RunStatus.RUNNING)
-        .values(status=RunStatus.QUEUED, lease_owner=None, lease_expires=None,
-                version=Run.version + 1)
+        .values(**run_state.released_values(), **{VERSION_COL.key: VERSION_COL + 1})
         .execution_options(synchronize_session=False)
     )
     with session_scope() as s:

@@ -25,6 +25,7 @@ from sqlalchemy import (
     union_all,
     update,
 )
+from sqlalchemy import inspect as sa_inspect
 from sqlalchemy.engine import Connection
 from sqlalchemy.orm.exc import StaleDataError
 from sqlmodel import Session
@@ -128,14 +129,14 @@ INSERT_NOTE = Prepared(
 # its response has a computed default ({}), so the row gives it (see db.prepared).
 INSERT_CALL = Prepared(insert(CALL_T), tuple(c.key for c in CALL_T.c if c.key != "id"))
 STAGE_DRAFTS = (DRAFT_T.c.run_id == param("b_run"), DRAFT_T.c.stage == param("b_stage"))
-# A stage's board in one statement: its versions ("v", draft id, version), their scores ("s",
-# draft id, name, value), blocking flags ("f", draft id, category) and the run's spend so far
-# ("c", value); one round trip where four cost four times the statement overhead. Typed NULLs
-# keep PostgreSQL's UNION happy.
+# A stage's board in one statement: its versions ("v", draft id, version, verdict), their
+# scores ("s", draft id, name, value), blocking flags ("f", draft id, category) and the run's
+# spend so far ("c", value); one round trip where four cost four times the statement
+# overhead. Typed NULLs keep PostgreSQL's UNION happy.
 _NO_INT, _NO_TEXT, _NO_FLOAT = (cast(null(), Integer), cast(null(), String),
                                 cast(null(), Float))
 SEL_BOARD = Prepared(union_all(
-    select(literal("v"), DRAFT_T.c.id, DRAFT_T.c.version, _NO_TEXT, _NO_FLOAT)
+    select(literal("v"), DRAFT_T.c.id, DRAFT_T.c.version, DRAFT_T.c.verdict, _NO_FLOAT)
     .where(*STAGE_DRAFTS),
     select(literal("s"), SCORE_T.c.draft_id, _NO_INT, SCORE_T.c.name, SCORE_T.c.value)
     .join(DRAFT_T, DRAFT_T.c.id == SCORE_T.c.draft_id)
@@ -153,6 +154,19 @@ SEL_SCORES = Prepared(
 SEL_BLOCKING = Prepared(
     select(FLAG_T.c.category)
     .where(FLAG_T.c.draft_id == param("b_draft"), FLAG_T.c.blocking.is_(True))
+)
+SEL_VERDICT = Prepared(select(DRAFT_T.c.verdict).where(DRAFT_T.c.id == param("b_draft")))
+SET_VERDICT = Prepared(
+    update(DRAFT_T).where(DRAFT_T.c.id == param("b_draft"))
+    .values(verdict=param("b_verdict", DRAFT_T.c.verdict))
+)
+# A draft's text beside its parent's (the version it revised), to tell a revision that changed
+# nothing.
+_PARENT = DRAFT_T.alias("parent")
+SEL_WITH_PARENT = Prepared(
+    select(DRAFT_T.c.content, _PARENT.c.id, _PARENT.c.version, _PARENT.c.content)
+    .join(_PARENT, _PARENT.c.id == DRAFT_T.c.parent_id)
+    .where(DRAFT_T.c.id == param("b_draft"))
 )
 SEL_SPEND = Prepared(
     select(func.sum(CALL_T.c.cost_usd)).where(CALL_T.c.run_id == param("b_run"))
@@ -234,12 +248,23 @@ def prompts_for(
     }
 
 
+# Run's optimistic lock as its mapper declares it (version_id_col and the generator of the next
+# value): RunRow.save and the lease claim check and bump the same column the ORM does.
+RUN_LOCK = sa_inspect(Run)
+VERSION_COL = RUN_LOCK.version_id_col
+
+
+def next_version(version: int) -> int:
+    return int(RUN_LOCK.version_id_generator(version))
+
+
 class RunRow:
     """A run as the loop reads and writes it, without the ORM: attributes named like Run's
-    columns; `save` writes the changed ones with the same optimistic lock as Run's
-    version_id_col (an UPDATE that finds another version raises StaleDataError)."""
+    columns; `save` writes the changed ones under Run's optimistic lock (an UPDATE that finds
+    another version raises StaleDataError, as an ORM flush does)."""
 
     _cols = tuple(col.name for col in RUN_T.c)
+    _version = VERSION_COL.key
 
     def __init__(self, row: Any) -> None:
         object.__setattr__(self, "_changed", set())
@@ -265,20 +290,19 @@ class RunRow:
         if stmt is None:
             stmt = Prepared(
                 update(RUN_T)
-                .where(RUN_T.c.id == param("b_run"), RUN_T.c.version == param("b_version"))
+                .where(RUN_T.c.id == param("b_run"), VERSION_COL == param("b_version"))
                 .values(
                     {name: param(f"b_{name}", RUN_T.c[name]) for name in sorted(cols)}
-                    | {"version": param("b_new_version", RUN_T.c.version)}
+                    | {self._version: param("b_new_version", VERSION_COL)}
                 )
             )
             UPDATE_RUN[cols] = stmt
+        version = getattr(self, self._version)
         params = {f"b_{name}": getattr(self, name) for name in cols}
-        params.update(b_run=self.id, b_version=self.version, b_new_version=self.version + 1)
+        params.update(b_run=self.id, b_version=version, b_new_version=next_version(version))
         if stmt.run(c, params) != 1:
-            raise StaleDataError(
-                f"run {self.id} changed since it was read (version {self.version})"
-            )
-        object.__setattr__(self, "version", self.version + 1)
+            raise StaleDataError(f"run {self.id} changed since it was read (version {version})")
+        object.__setattr__(self, self._version, next_version(version))
         changed.clear()
 
 

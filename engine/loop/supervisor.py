@@ -14,21 +14,22 @@ import logging
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
-from datetime import timedelta
 from typing import Any
 
 from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.orm.exc import StaleDataError
 
-from db.models import Run, RunStatus, Step, utcnow
+from db.models import Run, Step, utcnow
 from db.session import get_engine, session_scope
+from engine import run_state
 from engine.llm.base import LLMBackend, LLMError
 from engine.llm.offline.backend import OfflineBackend
 from engine.loop import nodes
 from engine.loop.agents import BudgetReached, save_calls
-from engine.loop.apply import apply, decide_step, to_review
+from engine.loop.apply import apply, decide_step
+from engine.loop.clock import SYSTEM_CLOCK, Clock
 from engine.loop.critics import CriticPool
-from engine.loop.leases import claim_row, lease_seconds
+from engine.loop.leases import claim_row, lease_until
 from engine.loop.sql import (
     ABANDON_STEPS,
     FINISH_STEP,
@@ -46,6 +47,7 @@ from engine.loop.steps import LeaseLost, StepEvent, StepOut, StepPlan
 from engine.pipelines.base import AgentSpec
 from engine.pipelines.registry import get_pipeline
 from engine.redact import redact_text
+from engine.run_state import HaltReason, RunStatus
 
 COMMIT_ATTEMPTS = 5
 log = logging.getLogger("draftroom.supervisor")
@@ -59,8 +61,10 @@ class Supervisor:
         backend: LLMBackend,
         worker_id: str,
         on_event: Callable[[StepEvent], None] | None = None,
+        clock: Clock = SYSTEM_CLOCK,
     ) -> None:
         self.backend = backend
+        self.clock = clock  # what leases are measured by (tests move it on)
         self.worker_id = worker_id
         self.on_event = on_event or (lambda e: None)
         self.critics = CriticPool(parallel=not isinstance(backend, OfflineBackend))
@@ -142,14 +146,14 @@ class Supervisor:
             result = self._run_node(plan)
         except BudgetReached as exc:
             self._save_calls(plan)
-            self._stop(plan, status=RunStatus.REVIEW, reason="budget_reached", message=str(exc))
+            self._stop(plan, str(exc), fail_kind=None)
             return False, None, None
         except LLMError as exc:
             self._save_calls(plan)
             if exc.kind == "cancelled":  # a person halted the run while the model was out
-                self._stop(plan, status=RunStatus.REVIEW, reason="halted", message=str(exc))
+                self._stop(plan, str(exc), halt=HaltReason.HALTED)
                 return False, None, None
-            self._stop(plan, status=RunStatus.FAILED, reason=f"error:{exc.kind}", message=str(exc))
+            self._stop(plan, str(exc), fail_kind=exc.kind)
             return False, None, None
         except LeaseLost:
             self._save_calls(plan)
@@ -157,12 +161,8 @@ class Supervisor:
         except Exception as exc:  # a bug or bad output must not leave the run spinning
             log.exception("run %s: %s step failed", plan.run_id, plan.node)
             self._save_calls(plan)
-            self._stop(
-                plan,
-                status=RunStatus.FAILED,
-                reason="error:internal",
-                message=f"{plan.node} step failed: {type(exc).__name__}: {exc}"[:2000],
-            )
+            self._stop(plan, f"{plan.node} step failed: {type(exc).__name__}: {exc}"[:2000],
+                       fail_kind="internal")
             return False, None, None
         try:
             return self._commit(plan, result, open_next=open_next)
@@ -199,7 +199,7 @@ class Supervisor:
 
     def _claim_and_begin(self, run_id: int | None) -> tuple[int, StepPlan | None, str] | None:
         with self._tx() as tx:
-            row = claim_row(tx.c, run_id, self.worker_id)
+            row = claim_row(tx.c, run_id, self.worker_id, self.clock)
             if row is None:
                 return None
             run = RunRow(row)
@@ -218,7 +218,7 @@ class Supervisor:
             return None
         c = tx.c
         if run.halt_requested or run.next_node is None:
-            to_review(run, "halted" if run.halt_requested else run.halt_reason)
+            run_state.to_review(run, HaltReason.HALTED if run.halt_requested else run.halt_reason)
             run.save(c)
             return None
         last = MAX_SEQ.scalar(c, {"b_run": run.id}) or 0
@@ -246,7 +246,7 @@ class Supervisor:
             "iteration": run.iteration, "worker": self.worker_id, "started_at": utcnow(),
         })
         if renew_lease:
-            run.lease_expires = utcnow() + timedelta(seconds=lease_seconds())
+            run.lease_expires = lease_until(self.clock)
         plan = StepPlan(
             run_id=run.id or 0,
             step_id=step_id,
@@ -329,7 +329,7 @@ class Supervisor:
             seq += 1
             events += decide_step(tx, run, seq, self.worker_id)
         if run.halt_requested and run.status == RunStatus.RUNNING:
-            to_review(run, "halted")
+            run_state.to_review(run, HaltReason.HALTED)
         run.updated_at = utcnow()
         more = run.status == RunStatus.RUNNING and run.next_node is not None
         # The next step starts in the same transaction: this step's outputs are durable
@@ -355,31 +355,35 @@ class Supervisor:
 
     # -- stopping -----------------------------------------------------------------------
 
-    def _stop(self, plan: StepPlan, *, status: str, reason: str, message: str) -> None:
-        """End the step without outputs: the run waits for a person; nothing earlier changes."""
+    def _stop(self, plan: StepPlan, message: str, *, fail_kind: str | None = None,
+              halt: HaltReason = HaltReason.BUDGET_REACHED) -> None:
+        """End the step without outputs: the run waits for a person (failed, with `fail_kind`;
+        else halted for `halt`); nothing earlier changes."""
+        failed = fail_kind is not None
         message = redact_text(message)  # servers quote requests (emails, keys) in errors
         for _ in range(COMMIT_ATTEMPTS):
             try:
                 with session_scope() as s:
                     run = s.get(Run, plan.run_id)
                     step = s.get(Step, plan.step_id)
-                    if run is None or step is None or run.lease_owner != self.worker_id:
+                    if (run is None or step is None or run.lease_owner != self.worker_id
+                            or run.status != RunStatus.RUNNING):
                         return
-                    step.status = "error" if status == RunStatus.FAILED else "stopped"
+                    step.status = "error" if failed else "stopped"
                     step.error = message
                     step.finished_at = utcnow()
                     s.add(step)
-                    run.status = status
-                    run.halt_reason = reason
-                    run.error = message if status == RunStatus.FAILED else None
-                    run.lease_owner = None
-                    run.lease_expires = None
+                    if fail_kind is not None:
+                        run_state.fail(run, fail_kind, message)
+                    elif halt == HaltReason.BUDGET_REACHED:
+                        run_state.stop_on_budget(run)
+                    else:
+                        run_state.to_review(run, halt)
                     run.cost_usd = run_spend(s.connection(), run.id or 0)
-                    run.updated_at = utcnow()
                     s.add(run)
                 self.on_event(StepEvent(
                     plan.run_id, plan.seq, plan.node,
-                    "error" if status == RunStatus.FAILED else "halted",
+                    "error" if failed else "halted",
                     plan.iteration, plan.stage, message,
                 ))
                 return

@@ -9,6 +9,7 @@ import time
 from collections.abc import Callable
 
 from engine.llm.base import LLMBackend
+from engine.loop.clock import SYSTEM_CLOCK, Clock
 from engine.loop.leases import (
     heartbeat,
     lease_owner,
@@ -37,12 +38,15 @@ class Worker:
         worker_id: str | None = None,
         poll_seconds: float = 0.5,
         on_event: Callable[[StepEvent], None] | None = None,
+        clock: Clock = SYSTEM_CLOCK,
     ) -> None:
         install_log_redaction()  # no key or PII in a worker's logs, whoever logs it
         self.worker_id = worker_id or new_worker_id()
         self.backend = backend or _default_backend()
         self.poll_seconds = poll_seconds
-        self.supervisor = Supervisor(self.backend, self.worker_id, on_event=on_event)
+        self.clock = clock  # what leases are measured by (tests move it on)
+        self.supervisor = Supervisor(self.backend, self.worker_id, on_event=on_event,
+                                     clock=clock)
         self.runs_done = 0
         self.leases_lost = 0
         self._beat_lock = threading.Lock()
@@ -78,7 +82,7 @@ class Worker:
             if drive == lost:
                 continue
             try:
-                if not heartbeat(run_id, self.worker_id):
+                if not heartbeat(run_id, self.worker_id, self.clock):
                     lost = drive
                     self._lost(run_id)
             except Exception:  # a heartbeat that fails once is retried at the next beat

@@ -65,7 +65,7 @@ def test_two_person_approval_in_the_browser(browser, app: AppServer, worker_star
     expect(lee.get_by_text("0 of 2 approvals")).to_be_visible()
     expect(lee.get_by_text("Audit trail verified")).to_be_visible()
     # Assign the run to Dr. Kim from the Run page.
-    lee.get_by_role("combobox", name="Assign to").fill("Dr. Kim")
+    lee.get_by_role("combobox", name="Assignee").fill("Dr. Kim")
     lee.keyboard.press("Enter")
     lee.get_by_role("button", name="Assign", exact=True).click()
     expect(lee.get_by_text("Assigned to dr. kim").first).to_be_visible()

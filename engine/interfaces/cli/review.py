@@ -16,6 +16,7 @@ from engine.errors import InvalidInput, InvalidState, ServiceError
 from engine.interfaces.cli.governance import os_verified
 from engine.loop.steps import StepEvent
 from engine.nothing_to_review import nothing_to_review
+from engine.run_state import RunStatus, halt_label
 
 
 def actor_default() -> str:
@@ -137,6 +138,8 @@ def cmd_show(a: argparse.Namespace) -> int:
         + (f" ({d.halt_reason})" if d.halt_reason else "")
         + f"  stage: {d.stage}  iteration: {d.iteration}/{d.max_iterations}  version: {d.version}"
     )
+    if d.halt_reason and d.status == RunStatus.REVIEW:
+        print(f"halted: {halt_label(d.halt_reason)}")
     print(f"thresholds: {_fmt_scores(d.thresholds)}  cost: ${d.cost_usd:.4f}")
     if d.error:
         print(f"error: {d.error}")
