@@ -56,22 +56,15 @@ def cmd(only: str, quick: bool = False) -> str:
 
 @contextmanager
 def database(url: str) -> Iterator[str]:
-    """Point this process (DATABASE_URL and the engine cache) at `url` for a while."""
-    from db.session import get_engine, reset_engines
+    """Point this process (DATABASE_URL and the engine cache) at `url` for a while, with the
+    schema migrated and the rollup triggers in place."""
+    from db.session import get_engine
+    from testkit.app_server import using_database
 
-    old = os.environ.get("DATABASE_URL")
-    os.environ["DATABASE_URL"] = url
-    reset_engines()
-    try:
+    with using_database(url):
         _migrate(url)
         _rollup(get_engine())
         yield url
-    finally:
-        reset_engines()
-        if old is None:
-            os.environ.pop("DATABASE_URL", None)
-        else:
-            os.environ["DATABASE_URL"] = old
 
 
 def _migrate(url: str) -> None:

@@ -59,6 +59,7 @@ def _time(fn: Callable[[], Any], repeat: int = REPEAT) -> list[float]:
 
 def _queries(big_run_id: int | None) -> list[dict[str, Any]]:
     from engine import ops, traces
+    from engine.exports import otlp, trace_events
     from ui.ops_figures import trace_timeline_figure
 
     today = datetime.now(UTC).date()
@@ -95,9 +96,9 @@ def _queries(big_run_id: int | None) -> list[dict[str, Any]]:
         rows.append(_row("Traces: load a 500-call run + build its timeline",
                          _time(trace_page_data), TRACE_TARGET_S))
         rows.append(_row("Traces: JSONL export of the 500-call run",
-                         _time(lambda: traces.to_jsonl(big_run_id), 3), None))
+                         _time(lambda: trace_events.to_jsonl(big_run_id), 3), None))
         rows.append(_row("Traces: OTLP export of the 500-call run",
-                         _time(lambda: traces.to_otlp(big_run_id), 3), None))
+                         _time(lambda: otlp.to_otlp(big_run_id), 3), None))
     return rows
 
 
@@ -374,7 +375,7 @@ def _reuse(db: Path) -> tuple[int, int | None]:
 def run(quick: bool = False, *, calls: int | None = None, runs: int | None = None,
         browser: bool = True, db: Path | None = None) -> list[dict[str, Any]]:
     """Seed a throwaway database (or `db`, kept, and reused when already seeded) and time."""
-    from engine.seed_demo import seed_demo
+    from demo.seed import seed_demo
 
     calls = calls or (100_000 if quick else 1_000_000)
     runs = runs or max(calls // 20, 1)

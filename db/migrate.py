@@ -81,7 +81,8 @@ def current_revision(conn: Connection) -> str | None:
 
 def schema_diff(conn: Connection) -> list[object]:
     """What autogenerate would change to make the database match the models ([] = none)."""
-    ctx = MigrationContext.configure(conn, opts={"compare_type": True})
+    ctx = MigrationContext.configure(
+        conn, opts={"compare_type": True, "include_name": models.described_by_models})
     return list(compare_metadata(ctx, SQLModel.metadata))
 
 

@@ -107,3 +107,39 @@ def live_draft(run_id: int) -> LiveView | None:
 def clear(run_id: int) -> None:
     with get_engine().begin() as c:
         c.execute(delete(LIVE_T).where(LIVE_T.c.run_id == run_id))
+
+
+class LiveScores:
+    """The critics' scores as each one finishes (the review step commits them together), in
+    the same row as the live draft: the Run page shows them one by one while the step runs."""
+
+    def __init__(self, *, run_id: int, step_id: int | None, critics: list[str]) -> None:
+        self.run_id, self.step_id = run_id, step_id
+        self._done: dict[str, str] = {}
+        self._critics = critics
+        self._lock = threading.Lock()
+
+    def wrap(self, name: str, call: Any) -> Any:
+        """`call` (a critic's run_agent), reporting its scores when it returns."""
+
+        def scored() -> Any:
+            out = call()
+            self.done(name, out)
+            return out
+
+        return scored
+
+    def done(self, name: str, out: Any) -> None:
+        review = out.to_review() if hasattr(out, "to_review") else out
+        scores = ", ".join(f"{s.name} {s.value:.2f}" for s in getattr(review, "scores", []))
+        with self._lock:
+            self._done[name] = scores or "done"
+            lines = [f"- **{c.replace('_', ' ')}**: "
+                     + (self._done[c] if c in self._done else "_scoring…_")
+                     for c in self._critics]
+            try:
+                _upsert({"run_id": self.run_id, "step_id": self.step_id, "agent": "critics",
+                         "text": "\n".join(lines), "chars": 0, "updated_at": utcnow()})
+            except Exception:  # a view of work in progress must never fail the work
+                log.warning("run %s: could not write the live scores", self.run_id,
+                            exc_info=True)

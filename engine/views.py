@@ -3,22 +3,24 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 
-from pydantic import BaseModel, computed_field
-from sqlalchemy import case, or_
-from sqlmodel import col, select
+from pydantic import BaseModel, ConfigDict, computed_field
+from sqlmodel import Session, col, select
 
 from db.models import Draft, Flag, HumanAction, LLMCall, Note, Run, Score, Step
 from db.session import session_scope
 from engine.errors import NotFound
 from engine.loop.decide import max_iterations_for, thresholds_for
-from engine.pipelines.base import PRIORITY_ORDER
+from engine.pipelines.base import PRIORITY_ORDER, StageSpec
 from engine.pipelines.registry import get_pipeline
-from engine.run_state import RunStatus
+
+M = TypeVar("M", bound=BaseModel)
 
 
 class FlagView(BaseModel):
+    model_config = ConfigDict(from_attributes=True)
+
     check: str
     category: str
     text: str
@@ -28,6 +30,8 @@ class FlagView(BaseModel):
 
 
 class NoteView(BaseModel):
+    model_config = ConfigDict(from_attributes=True)
+
     id: int
     draft_id: int | None
     author: str
@@ -37,17 +41,24 @@ class NoteView(BaseModel):
     created_at: datetime
 
 
-class DraftView(BaseModel):
-    id: int
+class DraftBase(BaseModel):
+    """A version as every reader shows it: who wrote what, and how the critics scored it."""
+
+    model_config = ConfigDict(from_attributes=True)
+
     version: int
-    stage: str
     author: str
     author_kind: str
     content: str
+    scores: dict[str, float]
+
+
+class DraftView(DraftBase):
+    id: int
+    stage: str
     parent_id: int | None
     iteration: int
     created_at: datetime
-    scores: dict[str, float]
     flags: list[FlagView]
 
     @computed_field  # type: ignore[prop-decorator]
@@ -58,6 +69,8 @@ class DraftView(BaseModel):
 
 
 class ActionView(BaseModel):
+    model_config = ConfigDict(from_attributes=True)
+
     actor: str
     verified: bool
     action: str
@@ -67,6 +80,8 @@ class ActionView(BaseModel):
 
 
 class StepView(BaseModel):
+    model_config = ConfigDict(from_attributes=True)
+
     id: int
     seq: int
     node: str
@@ -80,23 +95,47 @@ class StepView(BaseModel):
     draft_id: int | None = None
 
 
-class RunSummary(BaseModel):
+# -- the run's field families: each reader (pages, CLI, MCP, traces, exports) takes the family
+# that holds what it shows and adds only its own fields, so a run field is declared once.
+
+
+class RunRef(BaseModel):
+    """What names a run wherever it is listed or picked."""
+
+    model_config = ConfigDict(from_attributes=True)
+
     id: int
     kind: str
     title: str
     status: str
+    """queued | running | awaiting_review | approved | rejected | failed"""
+
+
+class RunHead(RunRef):
+    """Where the run stands in its pipeline."""
+
     stage: str
     iteration: int
     halt_reason: str | None
-    created_by: str
-    created_at: datetime
-    updated_at: datetime
-    cost_usd: float
-    version: int
+
+
+class RunGate(RunHead):
+    """What the approval gate looks at: the current version's scores against the thresholds,
+    its open blocking flags, and what the run has cost."""
+
     scores: dict[str, float]
+    """The current version's scores."""
     thresholds: dict[str, float]
     """What this run's scores are compared with: the stage's, overridden per run."""
     open_flags: int
+    cost_usd: float
+
+
+class RunSummary(RunGate):
+    created_by: str
+    created_at: datetime
+    updated_at: datetime
+    version: int
     last_reviewer: str | None = None
 
 
@@ -121,6 +160,9 @@ class RunDetail(RunSummary):
     steps: list[StepView]
     calls: int
     tokens: int
+    unknown: list[str] = []
+    """What this code does not define (a kind, stage, agent, score name or step node written
+    by another version, or by hand), said in words; the run is shown as it is."""
 
     def draft(self, draft_id: int | None) -> DraftView | None:
         return next((d for d in self.drafts if d.id == draft_id), None)
@@ -130,99 +172,43 @@ class RunDetail(RunSummary):
         return self.draft(self.current_draft_id) or (self.drafts[-1] if self.drafts else None)
 
 
-STATUS_ORDER = {
-    RunStatus.REVIEW: 0,
-    RunStatus.FAILED: 1,
-    RunStatus.RUNNING: 2,
-    RunStatus.QUEUED: 3,
-    RunStatus.APPROVED: 4,
-    RunStatus.REJECTED: 5,
-}
+class _RowWith:
+    """A table row seen with a few more attributes, so a read model takes the row's columns
+    by name (model_validate(from_attributes=True)) and the computed fields from `extra`."""
+
+    __slots__ = ("_row", "_extra")
+
+    def __init__(self, row: object, extra: dict[str, Any]) -> None:
+        self._row = row
+        self._extra = extra
+
+    def __getattr__(self, name: str) -> Any:
+        extra = self._extra
+        return extra[name] if name in extra else getattr(self._row, name)
 
 
-def list_runs(
-    *,
-    kind: str | None = None,
-    statuses: list[str] | None = None,
-    reviewer: str | None = None,
-    search: str | None = None,
-    since: datetime | None = None,
-    until: datetime | None = None,
-    limit: int = 200,
-) -> list[RunSummary]:
-    """Runs awaiting review first, then failed, running, queued, finished; newest first."""
-    order = case(STATUS_ORDER, value=Run.status, else_=9)
-    q = select(Run)
-    if kind:
-        q = q.where(Run.kind == kind)
-    if statuses:
-        q = q.where(col(Run.status).in_(statuses))
-    if search:
-        q = q.where(col(Run.title).ilike(f"%{search.strip()}%"))
-    if since:
-        q = q.where(Run.created_at >= since)
-    if until:
-        q = q.where(Run.created_at <= until)
-    if reviewer:
-        acted = select(HumanAction.run_id).where(HumanAction.actor == reviewer)
-        q = q.where(or_(Run.created_by == reviewer, col(Run.id).in_(acted)))
-    q = q.order_by(order, col(Run.updated_at).desc()).limit(limit)
-    with session_scope() as s:
-        runs = list(s.exec(q).all())
-        draft_ids = [r.current_draft_id for r in runs if r.current_draft_id]
-        scores: dict[int, dict[str, float]] = {}
-        flags: dict[int, int] = {}
-        if draft_ids:
-            for sc in s.exec(select(Score).where(col(Score.draft_id).in_(draft_ids))):
-                scores.setdefault(sc.draft_id, {})[sc.name] = sc.value
-            for f in s.exec(
-                select(Flag).where(col(Flag.draft_id).in_(draft_ids), col(Flag.blocking).is_(True))
-            ):
-                flags[f.draft_id] = flags.get(f.draft_id, 0) + 1
-        last: dict[int, str] = {}
-        ids = [r.id for r in runs]
-        if ids:
-            for a in s.exec(
-                select(HumanAction).where(col(HumanAction.run_id).in_(ids)).order_by(HumanAction.at)
-            ):
-                last[a.run_id] = a.actor
-        return [
-            _summary(
-                r,
-                scores.get(r.current_draft_id or -1, {}),
-                flags.get(r.current_draft_id or -1, 0),
-                last.get(r.id or 0),
-            )
-            for r in runs
-        ]
+def from_row(model: type[M], row: object, **extra: Any) -> M:
+    """`model` filled from `row`'s attributes, with `extra` for what the row does not hold."""
+    return model.model_validate(_RowWith(row, extra), from_attributes=True)
+
+
+def _stage_spec(r: Run) -> StageSpec | None:
+    """The run's stage as this code defines it; None for a kind or stage it does not know
+    (data written by another version), which readers show as such instead of failing."""
+    try:
+        return get_pipeline(r.kind).stage(r.stage)
+    except (KeyError, ValueError):
+        return None
 
 
 def _thresholds(r: Run) -> dict[str, float]:
-    try:
-        return thresholds_for(get_pipeline(r.kind).stage(r.stage), r.params)
-    except (KeyError, ValueError):  # a kind or stage this code no longer knows
-        return {}
+    spec = _stage_spec(r)
+    return thresholds_for(spec, r.params) if spec is not None else {}
 
 
-def _summary(r: Run, scores: dict[str, float], flags: int, last: str | None) -> RunSummary:
-    return RunSummary(
-        id=r.id or 0,
-        kind=r.kind,
-        title=r.title,
-        status=r.status,
-        stage=r.stage,
-        iteration=r.iteration,
-        halt_reason=r.halt_reason,
-        created_by=r.created_by,
-        created_at=r.created_at,
-        updated_at=r.updated_at,
-        cost_usd=r.cost_usd,
-        version=r.version,
-        scores=scores,
-        thresholds=_thresholds(r),
-        open_flags=flags,
-        last_reviewer=last,
-    )
+def summarize(r: Run, scores: dict[str, float], flags: int, last: str | None) -> RunSummary:
+    return from_row(RunSummary, r, scores=scores, thresholds=_thresholds(r), open_flags=flags,
+                    last_reviewer=last)
 
 
 def run_version(run_id: int) -> int | None:
@@ -232,11 +218,17 @@ def run_version(run_id: int) -> int | None:
         return int(row) if row is not None else None
 
 
+def run_row(s: Session, run_id: int) -> Run:
+    """The run's row, or NotFound with a message a person can read."""
+    r = s.get(Run, run_id)
+    if r is None:
+        raise NotFound(f"Run {run_id} does not exist.")
+    return r
+
+
 def get_run(run_id: int) -> RunDetail:
     with session_scope() as s:
-        r = s.get(Run, run_id)
-        if r is None:
-            raise NotFound(f"Run {run_id} does not exist.")
+        r = run_row(s, run_id)
         drafts = list(s.exec(select(Draft).where(Draft.run_id == run_id).order_by(Draft.version)))
         ids = [d.id for d in drafts]
         scores: dict[int, dict[str, float]] = {}
@@ -245,74 +237,70 @@ def get_run(run_id: int) -> RunDetail:
             for sc in s.exec(select(Score).where(col(Score.draft_id).in_(ids))):
                 scores.setdefault(sc.draft_id, {})[sc.name] = sc.value
             for f in s.exec(select(Flag).where(col(Flag.draft_id).in_(ids)).order_by(Flag.start)):
-                flags.setdefault(f.draft_id, []).append(
-                    FlagView.model_validate(f, from_attributes=True)
-                )
-        notes = [
-            NoteView.model_validate(n, from_attributes=True)
-            for n in s.exec(select(Note).where(Note.run_id == run_id).order_by(Note.created_at))
-        ]
+                flags.setdefault(f.draft_id, []).append(FlagView.model_validate(f))
+        notes = [NoteView.model_validate(n) for n in
+                 s.exec(select(Note).where(Note.run_id == run_id).order_by(Note.created_at))]
         notes.sort(key=lambda n: (-(n.draft_id or 0), PRIORITY_ORDER.get(n.priority, 9)))
-        actions = [
-            ActionView.model_validate(a, from_attributes=True)
-            for a in s.exec(
-                select(HumanAction).where(HumanAction.run_id == run_id).order_by(HumanAction.at)
-            )
-        ]
-        steps = [
-            StepView.model_validate(st, from_attributes=True)
-            for st in s.exec(select(Step).where(Step.run_id == run_id).order_by(Step.seq))
-        ]
-        calls = list(
-            s.exec(
-                select(LLMCall.prompt_tokens, LLMCall.completion_tokens).where(
-                    LLMCall.run_id == run_id
-                )
-            )
-        )
-        pipeline = get_pipeline(r.kind)
-        stage = pipeline.stage(r.stage)
+        actions = [ActionView.model_validate(a) for a in s.exec(
+            select(HumanAction).where(HumanAction.run_id == run_id).order_by(HumanAction.at))]
+        steps = [StepView.model_validate(st) for st in
+                 s.exec(select(Step).where(Step.run_id == run_id).order_by(Step.seq))]
+        calls = list(s.exec(select(LLMCall.prompt_tokens, LLMCall.completion_tokens)
+                            .where(LLMCall.run_id == run_id)))
         cur = r.current_draft_id
-        return RunDetail(
-            **_summary(
-                r,
-                scores.get(cur or -1, {}),
-                sum(f.blocking for f in flags.get(cur or -1, [])),
-                actions[-1].actor if actions else None,
-            ).model_dump(),
-            input=r.input,
-            params=r.params,
-            next_node=r.next_node,
-            error=r.error,
-            budget_usd=r.budget_usd,
-            current_draft_id=cur,
-            best_draft_id=r.best_draft_id,
-            approved_draft_id=r.approved_draft_id,
-            parent_run_id=r.parent_run_id,
-            parent_draft_id=r.parent_draft_id,
-            lease_owner=r.lease_owner,
-            lease_expires=r.lease_expires,
-            max_iterations=max_iterations_for(stage, r.params),
-            stages=[st.name for st in pipeline.stages],
-            drafts=[
-                DraftView(
-                    id=d.id or 0,
-                    version=d.version,
-                    stage=d.stage,
-                    author=d.author,
-                    author_kind=d.author_kind,
-                    content=d.content,
-                    parent_id=d.parent_id,
-                    iteration=d.iteration,
-                    created_at=d.created_at,
-                    scores=scores.get(d.id or 0, {}),
-                    flags=flags.get(d.id or 0, []),
-                )
-                for d in drafts
-            ],
-            notes=notes,
-            actions=actions,
-            steps=steps,
-            calls=len(calls),
-            tokens=sum(p + c for p, c in calls),
+        return from_row(
+            RunDetail, r,
+            scores=scores.get(cur or -1, {}),
+            thresholds=_thresholds(r),
+            open_flags=sum(f.blocking for f in flags.get(cur or -1, [])),
+            last_reviewer=actions[-1].actor if actions else None,
+            max_iterations=_max_iterations(r),
+            stages=_stage_names(r),
+            drafts=[from_row(DraftView, d, scores=scores.get(d.id or 0, {}),
+                             flags=flags.get(d.id or 0, [])) for d in drafts],
+            notes=notes, actions=actions, steps=steps,
+            calls=len(calls), tokens=sum(p + c for p, c in calls),
+            unknown=_unknown(r, drafts, scores, steps),
         )
+
+
+def _max_iterations(r: Run) -> int:
+    spec = _stage_spec(r)
+    if spec is not None:
+        return max_iterations_for(spec, r.params)
+    return int(r.params.get("max_iterations") or r.iteration)
+
+
+def _stage_names(r: Run) -> list[str]:
+    try:
+        return [st.name for st in get_pipeline(r.kind).stages]
+    except (KeyError, ValueError):
+        return []
+
+
+LOOP_NODES = ("draft", "review", "decide", "advance")
+
+
+def _unknown(r: Run, drafts: list[Draft], scores: dict[int, dict[str, float]],
+             steps: list[StepView]) -> list[str]:
+    """What in this run the pipelines of this code do not define, one sentence each."""
+    try:
+        pipeline = get_pipeline(r.kind)
+    except ValueError:
+        return [f"kind: {r.kind} (no pipeline of this name, so no stages, thresholds or "
+                "agents to compare the run with)"]
+    stages = {st.name: st for st in pipeline.stages}
+    agents = {a.name for st in pipeline.stages for a in (st.drafter, *st.critics)}
+    names = {n for st in pipeline.stages for n in st.thresholds}
+    out: list[str] = []
+
+    def unknown(what: str, found: set[str], known: set[str] | dict[str, object]) -> None:
+        odd = sorted(found - set(known))
+        if odd:
+            out.append(f"{what}: {', '.join(odd)}")
+
+    unknown("stage", {r.stage} | {d.stage for d in drafts}, stages)
+    unknown("agent", {d.author for d in drafts if d.author_kind == "agent"}, agents)
+    unknown("score", {n for by in scores.values() for n in by}, names)
+    unknown("step node", {st.node for st in steps}, set(LOOP_NODES))
+    return out

@@ -6,7 +6,9 @@ from __future__ import annotations
 import streamlit as st
 
 from engine.errors import NotFound
-from engine.views import get_run, list_runs
+from engine.pipelines.registry import PIPELINES
+from engine.run_list import list_runs
+from engine.views import get_run
 from ui.acts import edit_toggle, render_acts, render_edit_form, show_flash, show_outcome
 from ui.audit import render_audit, render_steps
 from ui.blackboard import render_blackboard
@@ -23,6 +25,7 @@ from ui.run_view import (
     render_progress,
     render_scores,
     render_status_banner,
+    render_unknown,
 )
 
 
@@ -62,8 +65,15 @@ except NotFound as exc:
 actor = reviewer()
 show_flash()
 render_header(detail)
+render_unknown(detail)
 render_progress(detail)
 render_status_banner(detail)
+if detail.kind not in PIPELINES:
+    # No pipeline to score, act or export with: the stored text only (render_unknown says why).
+    if detail.current is not None:
+        with st.container(border=True):
+            render_draft(detail, detail.current)
+    st.stop()
 
 left, right = st.columns([3, 2], gap="large")
 with left:

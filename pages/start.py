@@ -6,7 +6,7 @@ import importlib.util
 
 import streamlit as st
 
-from engine.views import list_runs
+from engine.run_list import list_runs
 from ui import pii_notice
 from ui.format import ago, status_badge
 from ui.markdown import escape_inline

@@ -12,6 +12,7 @@ import streamlit as st
 from db.connect import database_url
 from engine import attempts, identity, traces
 from engine.errors import NotFound, ServiceError
+from engine.exports import otlp, trace_events
 from ui import reviewer
 from ui.format import STATUS
 from ui.markdown import escape_inline
@@ -191,25 +192,26 @@ if calls:
 
 st.subheader("Export")
 e = st.columns(4)
-e[0].download_button("Events (JSONL)", data=lambda: traces.to_jsonl(run_id),
+e[0].download_button("Events (JSONL)", data=lambda: trace_events.to_jsonl(run_id),
                      file_name=f"run-{run_id}-events.jsonl", mime="application/x-ndjson",
                      icon=":material/download:", help="One event per line, in time order.")
 e[1].download_button("Run summary (JSON)",
-                     data=lambda: json.dumps(traces.run_summary(run_id), indent=2, default=str),
+                     data=lambda: json.dumps(trace_events.run_summary(run_id), indent=2,
+                                             default=str),
                      file_name=f"run-{run_id}-trace.json", mime="application/json",
                      icon=":material/download:",
                      help="Input, events, response, and the trace with usage.")
 e[2].download_button("OpenTelemetry (OTLP/JSON)",
-                     data=lambda: json.dumps(traces.to_otlp(run_id)),
+                     data=lambda: json.dumps(otlp.to_otlp(run_id)),
                      file_name=f"run-{run_id}-otlp.json", mime="application/json",
                      icon=":material/download:",
                      help="Spans with OpenInference attributes, for Phoenix or Langfuse.")
-endpoint = traces.otlp_endpoint()
+endpoint = otlp.otlp_endpoint()
 if e[3].button("Send to collector", icon=":material/send:", disabled=endpoint is None,
                help=f"POST the spans to {endpoint}" if endpoint
-               else f"Set {traces.OTLP_ENV} to send spans to an OTLP/HTTP collector."):
+               else f"Set {otlp.OTLP_ENV} to send spans to an OTLP/HTTP collector."):
     try:
-        status = traces.send_otlp(run_id)
+        status = otlp.send_otlp(run_id)
         st.success(f"Sent {len(calls) + len(trace.steps) + 1} spans to {endpoint} "
                    f"(HTTP {status}).")
     except ServiceError as exc:

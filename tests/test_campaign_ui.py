@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from streamlit.testing.v1 import AppTest
 
-from engine import views
+from engine import run_list, views
 from engine.pipelines.campaign.creators import ShortlistEntry, parse_shortlist
 from tests.test_campaign_pipeline import ACTOR, approve_and_advance, drive, start
 from ui.campaign_view import creator_card, whatsapp_preview
@@ -55,13 +55,13 @@ def test_campaign_form_shows_field_errors_and_starts_a_run(db_url: str) -> None:
     errors = [e.value for e in at.error]
     assert "Goal is required." in errors
     assert any(e.startswith("Channels choose at least one channel") for e in errors)
-    assert not views.list_runs(kind="campaign")
+    assert not run_list.list_runs(kind="campaign")
 
     at.text_area(key=f"c{brand}_goal").set_value("Bring students in for brunch")
     at.multiselect(key=f"c{brand}_channels").set_value(["whatsapp", "teams"])
     at.button[-1].click().run()
     assert not at.error, [e.value for e in at.error]
-    [run] = views.list_runs(kind="campaign")
+    [run] = run_list.list_runs(kind="campaign")
     assert at.success[0].value == f"started run {run.id}"
     d = views.get_run(run.id)
     assert d.input["channels"] == ["whatsapp", "teams"] and d.input["brand_name"] == "Alma Cafe"

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from engine import service, views
+from engine import run_list, service, views
 from engine.interfaces.cli import main
 from engine.interfaces.cli.parser import build_parser
 from engine.loop.leases import claim_run
@@ -126,7 +126,7 @@ def test_a_bad_threshold_names_the_option_and_its_range(
     assert code == 2
     assert "--threshold" in err and "between 0 and 1" in err and repr(given) in err
     assert "Value error" not in err and "Traceback" not in err
-    assert views.list_runs() == []  # nothing was started
+    assert run_list.list_runs() == []  # nothing was started
 
 
 def test_resume_on_a_run_held_by_a_dead_process_says_when_its_lease_expires(

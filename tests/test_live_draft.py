@@ -152,3 +152,37 @@ def test_a_kill_mid_stream_leaves_no_partial_version(db_url: str) -> None:
         assert live_draft(run_id) is None
         server.gap = 0.0
         worker.join(60)
+
+
+def test_critics_scores_appear_one_by_one_while_the_review_runs(db_url: str) -> None:
+    """The Clinical Critic is slow: the Safety Guardian's score is shown before the review
+    step ends, with the other critic still scoring; then the step commits both."""
+    from testkit.fake_openai import Reply
+
+    team = Team()
+    real = team.team
+
+    def slow_clinical(request: dict[str, Any]) -> Any:
+        if "Clinical Critic" in str(request["messages"][0]["content"]):
+            return Reply.delay(2.0, Reply.ok(real(request)))
+        return real(request)
+
+    team.team = slow_clinical  # type: ignore[assignment]
+    with ReportingServer(responder=team) as server:
+        run_id = service.start_run(kind="protocol", input=INTENT, actor="dr. lee")
+        assert claim_run(run_id, "w1")
+        sup = Supervisor(_backend(server), "w1")
+        assert sup.advance(run_id)  # the draft
+        seen: list[str] = []
+        done = threading.Event()
+        worker = threading.Thread(target=lambda: (sup.advance(run_id), done.set()),
+                                  daemon=True)
+        worker.start()
+        while not done.wait(0.05):
+            live = live_draft(run_id)
+            if live is not None and live.agent == "critics" and live.text not in seen:
+                seen.append(live.text)
+    assert any("**safety guardian**: safety 0.95" in t and "**clinical critic**: _scoring…_"
+               in t for t in seen), seen
+    assert live_draft(run_id) is None  # the step is done: its scores are the run's now
+    assert set(views.get_run(run_id).drafts[0].scores) >= {"safety", "clinical"}

@@ -15,8 +15,8 @@ from sqlmodel import select
 
 from db.models import CallRollup, HumanAction, LLMCall, Run
 from db.session import get_engine, reset_engines, session_scope
+from demo.seed import seed_demo
 from engine import ops, ops_settings, rollup
-from engine.seed_demo import seed_demo
 from ui.ops_figures import (
     cost_bars_figure,
     error_rate_figure,
@@ -67,9 +67,9 @@ FILTERS = [
     ops.OpsFilter(start=TODAY - timedelta(days=20), end=TODAY - timedelta(days=5)),
     ops.OpsFilter(start=ALL.start, end=TODAY, kinds=("protocol",)),
     ops.OpsFilter(start=ALL.start, end=TODAY, models=("gpt-4.1-mini", "llama3.1:8b"),
-                  agents=("drafter", "content_creator", "evaluator")),
+                  agents=("drafter", "brief_writer", "evaluator")),
     ops.OpsFilter(start=TODAY - timedelta(days=60), end=TODAY, kinds=("campaign",),
-                  stages=("messages",)),
+                  stages=("outreach",)),
 ]
 
 
@@ -291,7 +291,7 @@ def test_the_most_expensive_runs_table_links_each_run_and_shows_titles_as_text()
          "status": "approved", "stage": "draft", "created_at": datetime(2026, 3, 1, 9, 5),
          "cost_usd": 0.51234, "calls": 12, "filtered_cost_usd": float("nan")},
         {"run_id": 8, "title": "Plain", "kind": "campaign", "status": "awaiting_review",
-         "stage": "messages", "created_at": datetime(2026, 3, 2, 10, 0), "cost_usd": 0.1,
+         "stage": "outreach", "created_at": datetime(2026, 3, 2, 10, 0), "cost_usd": 0.1,
          "calls": 3, "filtered_cost_usd": 0.05},
     ])
     md = top_runs_markdown(df, filtered=True)

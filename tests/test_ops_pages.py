@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from demo.seed import SeedReport, seed_demo
 from engine import identity, ops, ops_settings, traces
-from engine.seed_demo import SeedReport, seed_demo
 from ui.ops_figures import compact, usd
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")

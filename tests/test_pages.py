@@ -14,8 +14,9 @@ from db.session import session_scope
 from engine import service
 from engine.loop.worker import Worker
 from engine.pipelines.protocol.models import MAX_INTENT
+from engine.run_list import list_runs
 from engine.run_state import RunStatus
-from engine.views import get_run, list_runs
+from engine.views import get_run
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
 ME = "Dr. Lee"

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from engine import service, views
+from engine import run_list, service, views
 from engine.exports.formats import export
 from engine.interfaces.cli import main
 from testkit.fake_openai import running
@@ -45,7 +45,7 @@ def test_no_raw_email_or_phone_anywhere(db_url: str, tmp_path: Path, capsys,  # 
     assert server.chat_requests and "[email]" in sent and "[phone]" in sent
     assert leaks(sent) == [], "the model received PII"
 
-    run_id = views.list_runs(limit=1)[0].id
+    run_id = run_list.list_runs(limit=1)[0].id
     d = views.get_run(run_id)
     assert leaks(d.title) == [] and "[email]" in d.title
     assert d.params["input_redacted"] == {"email": 1, "phone": 2}
@@ -103,4 +103,4 @@ def test_the_start_form_says_what_was_taken_out(db_url: str) -> None:
     warning = " ".join(w.value for w in at.warning)
     assert "1 email address and 2 phone numbers" in warning, warning
     assert leaks(" ".join(m.value for m in at.markdown)) == []
-    assert views.list_runs(limit=1)[0].title.count("[phone]") >= 1
+    assert run_list.list_runs(limit=1)[0].title.count("[phone]") >= 1

@@ -7,8 +7,8 @@ from __future__ import annotations
 import streamlit as st
 
 from engine.assignment import assigned_to_me
+from engine.run_list import list_runs
 from engine.run_state import RunStatus
-from engine.views import list_runs
 from ui.governance import render_assignment
 from ui.queue_view import render_card
 
@@ -28,8 +28,7 @@ def render_assigned_first(me: str) -> bool:
     if view != MINE:
         return False
     if ids:
-        wanted = set(ids)
-        runs = {r.id: r for r in list_runs(limit=1000) if r.id in wanted}
+        runs = {r.id: r for r in list_runs(ids=ids, limit=len(ids))}
         for run_id in ids:
             if run_id in runs:
                 render_card(runs[run_id])
@@ -41,7 +40,8 @@ def render_assigned_first(me: str) -> bool:
 
 
 def _assign_form() -> None:
-    open_runs = [r for r in list_runs(limit=200) if r.status not in RunStatus.FINAL]
+    open_runs = list_runs(statuses=[s for s in RunStatus.ALL if s not in RunStatus.FINAL],
+                          limit=200)
     if not open_runs:
         return
     with st.expander("Assign a run", icon=":material/assignment_ind:"):

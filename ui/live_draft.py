@@ -13,6 +13,11 @@ def render_live_draft(run_id: int) -> None:
     if live is None or not live.text:
         return
     with st.container(border=True, key="live_draft"):
-        st.caption(f":material/stream: **{live.agent} is writing** · {live.chars:,} characters "
-                   "so far · live, not saved: the version appears when the step ends")
+        if live.agent == "critics":
+            st.caption(":material/stream: **Critics scoring** · each critic's scores as it "
+                       "finishes · live, not saved: they are kept when the step ends")
+        else:
+            st.caption(f":material/stream: **{live.agent} is writing** · {live.chars:,} "
+                       "characters so far · live, not saved: the version appears when the "
+                       "step ends")
         st.markdown(live.text)

@@ -359,7 +359,7 @@ def trace_timeline_figure(trace: RunTrace, *, steps: list[StepSpan] | None = Non
                       annotation={"text": f"⋯ {_wait(g.real_seconds)}", "textangle": -90,
                                   "font": {"size": 10, "color": "#64748b"}})
     fig.update_layout(
-        meta={"summary": f"Run {trace.run_id}: {len(shown)} steps, "
+        meta={"summary": f"Run {trace.id}: {len(shown)} steps, "
                          f"{sum(len(s.calls) for s in shown)} calls"},
         barmode="overlay", height=max(300, 100 + 19 * (len(rows) + lane_rows)),
         clickmode="event+select",

@@ -21,6 +21,7 @@ from ui.format import (
 )
 from ui.markdown import escape_inline
 
+TITLE_CHARS = 60
 SECTIONS = (
     ("Needs a person", (RunStatus.REVIEW, RunStatus.FAILED), ":material/rate_review:"),
     ("Working", RunStatus.ACTIVE, ":material/autorenew:"),
@@ -70,12 +71,46 @@ def _range(days: object) -> tuple[datetime | None, datetime | None]:
     return since, datetime.combine(last + timedelta(days=1), time.min, tzinfo=UTC)
 
 
-def render_counts(runs: list[RunSummary]) -> None:
+def render_counts(counts: dict[str, int]) -> None:
+    """Runs per status over the whole database (engine.run_list.count_runs)."""
     cols = st.columns(4)
     for col, (label, statuses) in zip(cols, (
             ("Awaiting review", (RunStatus.REVIEW,)), ("Failed", (RunStatus.FAILED,)),
             ("Working", RunStatus.ACTIVE), ("Approved", (RunStatus.APPROVED,))), strict=True):
-        col.metric(label, sum(r.status in statuses for r in runs), border=True)
+        col.metric(label, f"{sum(counts.get(s, 0) for s in statuses):,}", border=True)
+
+
+def page_of(key: str, total: int, size: int) -> int:
+    """Which page of a section to show (0-based, kept in session state under `key`)."""
+    pages = max(1, -(-total // size))
+    return min(max(int(st.session_state.get(key, 0)), 0), pages - 1)
+
+
+def render_pager(key: str, total: int, size: int) -> None:
+    """"Previous" / "next" under a section that has more than one page, and where this is."""
+    if total <= size:
+        return
+    page = page_of(key, total, size)
+    left, mid, right = st.columns([2, 5, 2], vertical_alignment="center")
+    first = page * size + 1
+    mid.caption(f"{first:,}-{min(first + size - 1, total):,} of {total:,}")
+    if left.button("Previous", key=f"{key}_prev", icon=":material/chevron_left:",
+                   disabled=page == 0):
+        st.session_state[key] = page - 1
+        st.rerun()
+    if right.button("Next", key=f"{key}_next", icon=":material/chevron_right:",
+                    disabled=(page + 1) * size >= total):
+        st.session_state[key] = page + 1
+        st.rerun()
+
+
+def short(title: str, limit: int = TITLE_CHARS) -> str:
+    """A title cut at a word boundary near `limit` characters (the card shows the whole title
+    on hover)."""
+    if len(title) <= limit:
+        return title
+    cut = title[:limit].rsplit(" ", 1)[0] or title[:limit]
+    return cut.rstrip(" ,;:.-") + "…"
 
 
 def _stages(kind: str) -> tuple[object, ...]:
@@ -86,8 +121,9 @@ def _stages(kind: str) -> tuple[object, ...]:
 def render_card(r: RunSummary) -> None:
     with st.container(border=True):
         c1, c2, c3 = st.columns([5, 4, 2], vertical_alignment="center")
-        c1.page_link("pages/run.py", label=f"#{r.id} · {escape_inline(r.title)}",
-                     query_params={"run": str(r.id)}, icon=":material/article:")
+        c1.page_link("pages/run.py", label=f"#{r.id} · {escape_inline(short(r.title))}",
+                     query_params={"run": str(r.id)}, icon=":material/article:",
+                     help=r.title if short(r.title) != r.title else None)
         kind = (r.kind if len(_stages(r.kind)) < 2
                 else f"{r.kind} · stage {r.stage.replace('_', ' ')}")
         meta = [kind, f"started by {escape_inline(r.created_by)}", f"updated {ago(r.updated_at)}"]

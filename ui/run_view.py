@@ -39,8 +39,17 @@ def render_header(detail: RunDetail) -> None:
     if detail.budget_usd is not None:
         meta.append(f"budget {usd(detail.budget_usd)}")
     st.markdown(" ".join(bits) + "  \n" + " · ".join(meta))
-    if len(detail.stages) > 1:
+    if len(detail.stages) > 1 and detail.stage in detail.stages:  # else render_unknown says
         render_stages(detail)
+
+
+def render_unknown(detail: RunDetail) -> None:
+    """Say which of the run's data this version does not define; the page draws the rest."""
+    if detail.unknown:
+        st.warning("This version of Draftroom does not know this run's "
+                   + "; ".join(escape_inline(u) for u in detail.unknown)
+                   + ". The run is shown as stored; thresholds, stage progress and acts that "
+                   "depend on them may be missing or refused.", icon=":material/help:")
 
 
 def render_stages(detail: RunDetail) -> None:

@@ -28,6 +28,7 @@ def _configure(connection) -> None:  # type: ignore[no-untyped-def]
         target_metadata=target_metadata,
         compare_type=True,
         render_item=_render_item,
+        include_name=db.models.described_by_models,
         # SQLite cannot ALTER most things: batch mode copies the table instead.
         render_as_batch=connection.dialect.name == "sqlite",
     )
@@ -36,6 +37,7 @@ def _configure(connection) -> None:  # type: ignore[no-untyped-def]
 def run_offline() -> None:
     url = config.get_main_option("sqlalchemy.url") or database_url()
     context.configure(url=url, target_metadata=target_metadata, compare_type=True,
+                      include_name=db.models.described_by_models,
                       render_as_batch=url.startswith("sqlite"), literal_binds=True)
     with context.begin_transaction():
         context.run_migrations()

@@ -13,14 +13,15 @@ import json
 import logging
 import threading
 import time
+from datetime import datetime
 from typing import Annotated, Any, Literal
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ToolError
 from mcp.types import BlobResourceContents, EmbeddedResource, TextContent
-from pydantic import BaseModel, Field
+from pydantic import Field, field_validator
 
-from engine import service, views
+from engine import run_list, service, views
 from engine.errors import ApprovalBlocked, InvalidInput, ServiceError
 from engine.exports.formats import export
 from engine.mcp_token import mcp_actor
@@ -40,49 +41,29 @@ approved text (Markdown, or a PDF handout for protocols). The resource
 draftroom://runs/{run_id}/approved.md holds a run's approved draft."""
 
 
-class DraftOut(BaseModel):
-    version: int
-    author: str
-    author_kind: str
-    content: str
-    scores: dict[str, float]
+class DraftOut(views.DraftBase):
     flags: list[str]
     """Open flags on this version as "category: quoted text"."""
 
 
-class RunOut(BaseModel):
-    id: int
-    kind: str
-    title: str
-    status: str
-    """queued | running | awaiting_review | approved | rejected | failed"""
-    stage: str
-    iteration: int
+class RunOut(views.RunGate):
     max_iterations: int
-    halt_reason: str | None
     error: str | None
-    thresholds: dict[str, float]
-    scores: dict[str, float]
-    """The latest version's scores."""
-    open_flags: int
     latest_draft: DraftOut | None
     approved_version: int | None
-    cost_usd: float
     parent_run_id: int | None
     next: str
     """What can be done with the run now."""
 
 
-class RunItem(BaseModel):
-    id: int
-    kind: str
-    title: str
-    status: str
-    halt_reason: str | None
-    scores: dict[str, float]
-    open_flags: int
+class RunItem(views.RunGate):
     created_by: str
     updated_at: str
+
+    @field_validator("updated_at", mode="before")
+    @classmethod
+    def _iso(cls, value: object) -> object:
+        return value.isoformat() if isinstance(value, datetime) else value
 
 
 def _next(d: views.RunDetail) -> str:
@@ -106,17 +87,11 @@ def _next(d: views.RunDetail) -> str:
 def run_out(run_id: int) -> RunOut:
     d = views.get_run(run_id)
     cur = d.current
-    latest = None if cur is None else DraftOut(
-        version=cur.version, author=cur.author, author_kind=cur.author_kind,
-        content=cur.content, scores=cur.scores,
-        flags=[f"{f.category}: {f.text}" for f in cur.flags if f.blocking])
+    latest = None if cur is None else views.from_row(
+        DraftOut, cur, flags=[f"{f.category}: {f.text}" for f in cur.flags if f.blocking])
     approved = d.draft(d.approved_draft_id)
-    return RunOut(
-        id=d.id, kind=d.kind, title=d.title, status=d.status, stage=d.stage,
-        iteration=d.iteration, max_iterations=d.max_iterations, halt_reason=d.halt_reason,
-        error=d.error, thresholds=d.thresholds, scores=d.scores, open_flags=d.open_flags,
-        latest_draft=latest, approved_version=approved.version if approved else None,
-        cost_usd=d.cost_usd, parent_run_id=d.parent_run_id, next=_next(d))
+    return views.from_row(RunOut, d, latest_draft=latest,
+                          approved_version=approved.version if approved else None, next=_next(d))
 
 
 def drive(run_id: int, timeout: float = WAIT_SECONDS) -> None:
@@ -219,10 +194,8 @@ def build_server(*, http_port: int | None = None) -> MCPServer:
                         Field(description="Only this kind of run.")] = None,
         limit: Annotated[int, Field(ge=1, le=200)] = 50,
     ) -> list[RunItem]:
-        runs = views.list_runs(kind=kind, statuses=[RunStatus.REVIEW], limit=limit)
-        return [RunItem(id=r.id, kind=r.kind, title=r.title, status=r.status,
-                        halt_reason=r.halt_reason, scores=r.scores, open_flags=r.open_flags,
-                        created_by=r.created_by, updated_at=r.updated_at.isoformat())
+        runs = run_list.list_runs(kind=kind, statuses=[RunStatus.REVIEW], limit=limit)
+        return [RunItem.model_validate(r, from_attributes=True)
                 for r in sorted(runs, key=lambda r: r.updated_at)]
 
     @server.tool(description="Approve a run's version (default: the latest) as the reviewer "

@@ -11,6 +11,7 @@ from sqlalchemy.engine import Connection
 
 from engine.checks.follow import FollowInput, follow_checks, merge
 from engine.follow_context import FOLLOW_AUTHOR, load_follow
+from engine.live_draft import LiveScores
 from engine.llm.base import LLMBackend, LLMError
 from engine.loop.agents import CallContext, run_agent
 from engine.loop.critics import CriticPool
@@ -123,6 +124,10 @@ def review(plan: StepPlan, backend: LLMBackend, critics: CriticPool) -> ReviewOu
         partial(run_agent, c, task, backend, ctx, prompt=plan.prompts.get(c.name))
         for c in stage.critics
     ]
+    if backend.name != "offline":  # over a network: each critic's scores shown as it ends
+        live = LiveScores(run_id=plan.run_id, step_id=plan.step_id,
+                          critics=[c.name for c in stage.critics])
+        calls = [live.wrap(c.name, call) for c, call in zip(stage.critics, calls, strict=True)]
     futures = critics.run_all(calls)
     reviews = [
         (c.name, as_review(f.result())) for c, f in zip(stage.critics, futures, strict=True)

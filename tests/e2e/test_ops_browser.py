@@ -19,7 +19,7 @@ DONE = "!document.querySelector('[data-testid=\"stStatusWidget\"]')"
 
 @pytest.fixture(scope="module")
 def seeded_app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[AppServer, int]]:
-    from engine.seed_demo import seed_demo
+    from demo.seed import seed_demo
 
     tmp = tmp_path_factory.mktemp("ops-e2e")
     with using_database(f"sqlite:///{tmp / 'e2e.db'}"):  # the file the server opens

@@ -104,7 +104,7 @@ def test_two_person_approval_in_the_browser(browser, app: AppServer, worker_star
 
 def test_the_start_form_says_which_contact_details_were_taken_out(  # type: ignore[no-untyped-def]
         browser, app: AppServer, artifacts: Path) -> None:
-    from engine.views import list_runs
+    from engine.run_list import list_runs
 
     ctx, page = _tab(browser, app, "Dr. Lee")
     page.get_by_role("textbox", name="What should the exercise help with?").fill(

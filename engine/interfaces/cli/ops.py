@@ -84,7 +84,7 @@ def cmd_mcp(a: argparse.Namespace) -> int:
 
 
 def cmd_seed_demo(a: argparse.Namespace) -> int:
-    from engine.seed_demo import seed_demo
+    from demo.seed import seed_demo
 
     runs = a.runs or max(a.calls // 20, 1)
     print(f"seeding {a.calls:,} calls in {runs:,} runs into {describe_database()} ...", flush=True)
@@ -92,25 +92,26 @@ def cmd_seed_demo(a: argparse.Namespace) -> int:
     print(
         f"added {r.runs:,} runs, {r.steps:,} steps, {r.calls:,} calls, {r.drafts:,} drafts "
         f"in {r.seconds:.1f} s"
-        + (f"; run {r.big_run_id} has {a.big_run_calls} calls" if r.big_run_id else "")
+        + (f"; run {r.big_run_id} has {r.big_run_calls} calls" if r.big_run_id else "")
     )
     return 0
 
 
 def cmd_export_trace(a: argparse.Namespace) -> int:
-    from engine import traces
+    from engine.exports import otlp, trace_events
 
     if a.send:
-        status = traces.send_otlp(a.run_id, endpoint=a.endpoint)
+        status = otlp.send_otlp(a.run_id, endpoint=a.endpoint)
         print(
-            f"sent run {a.run_id}'s spans to {a.endpoint or traces.otlp_endpoint()} (HTTP {status})"
+            f"sent run {a.run_id}'s spans to {a.endpoint or otlp.otlp_endpoint()} (HTTP {status})"
         )
         return 0
     if a.format == "jsonl":
-        sys.stdout.write(traces.to_jsonl(a.run_id))
+        sys.stdout.write(trace_events.to_jsonl(a.run_id))
     elif a.format == "summary":
-        print(json.dumps(traces.run_summary(a.run_id), indent=2, ensure_ascii=False, default=str))
+        summary = trace_events.run_summary(a.run_id)
+        print(json.dumps(summary, indent=2, ensure_ascii=False, default=str))
     else:
-        print(json.dumps(traces.to_otlp(a.run_id), ensure_ascii=False))
+        print(json.dumps(otlp.to_otlp(a.run_id), ensure_ascii=False))
     return 0
 

@@ -10,7 +10,7 @@ import sys
 from datetime import UTC, datetime
 from typing import Any
 
-from engine import service, views
+from engine import run_list, service, views
 from engine.config import settings
 from engine.errors import InvalidInput, InvalidState, ServiceError
 from engine.interfaces.cli.governance import os_verified
@@ -113,7 +113,7 @@ def cmd_run(a: argparse.Namespace) -> int:
 
 
 def cmd_list(a: argparse.Namespace) -> int:
-    runs = views.list_runs(kind=a.kind, statuses=[a.status] if a.status else None, limit=a.limit)
+    runs = run_list.list_runs(kind=a.kind, statuses=[a.status] if a.status else None, limit=a.limit)
     # Newest first, as a person scanning a terminal expects.
     runs.sort(key=lambda r: r.created_at, reverse=True)
     print(f"{'id':>6}  {'kind':<9} {'status':<16} {'it':>2}  scores")

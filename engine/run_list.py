@@ -1,0 +1,130 @@
+"""Lists of runs for the queue, the start page, the CLI and MCP: filtered, counted and paged by
+the database over every run (a page of RunSummary; the counts per status by GROUP BY)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from pydantic import BaseModel
+from sqlalchemy import case, func, or_
+from sqlmodel import col, select
+
+from db.models import Flag, HumanAction, Run, Score
+from db.search import ensure_search
+from db.session import get_engine, session_scope
+from engine.run_search import title_matches
+from engine.run_state import RunStatus
+from engine.views import RunSummary, summarize
+
+STATUS_ORDER = {
+    RunStatus.REVIEW: 0,
+    RunStatus.FAILED: 1,
+    RunStatus.RUNNING: 2,
+    RunStatus.QUEUED: 3,
+    RunStatus.APPROVED: 4,
+    RunStatus.REJECTED: 5,
+}
+
+
+class RunFilters(BaseModel):
+    """What the queue narrows runs to; every field optional."""
+
+    kind: str | None = None
+    statuses: list[str] | None = None
+    reviewer: str | None = None
+    """Runs this person started or acted on."""
+    search: str | None = None
+    """Words of the title, in any order (engine/run_search.py)."""
+    since: datetime | None = None
+    until: datetime | None = None
+    ids: list[int] | None = None
+    """Only these runs (e.g. the ones assigned to a person)."""
+
+
+def _where(q: Any, f: RunFilters) -> Any:
+    """`q` (a select over Run) narrowed to the filters, all in SQL."""
+    if f.ids is not None:
+        q = q.where(col(Run.id).in_(f.ids))
+    if f.kind:
+        q = q.where(Run.kind == f.kind)
+    if f.statuses:
+        q = q.where(col(Run.status).in_(f.statuses))
+    if f.search:
+        eng = get_engine()
+        ensure_search(eng)
+        match = title_matches(f.search, eng.dialect.name)
+        if match is not None:
+            q = q.where(match)
+    if f.since:
+        q = q.where(Run.created_at >= f.since)
+    if f.until:
+        q = q.where(Run.created_at <= f.until)
+    if f.reviewer:
+        acted = select(HumanAction.run_id).where(HumanAction.actor == f.reviewer)
+        q = q.where(or_(Run.created_by == f.reviewer, col(Run.id).in_(acted)))
+    return q
+
+
+def count_runs(filters: RunFilters | None = None) -> dict[str, int]:
+    """How many runs there are per status (over all of them, not a page), filtered."""
+    q = _where(select(Run.status, func.count()).group_by(Run.status), filters or RunFilters())
+    with session_scope() as s:
+        return {status: int(n) for status, n in s.exec(q).all()}
+
+
+def people() -> list[str]:
+    """Everyone who started a run or acted on one, for the reviewer filter."""
+    with session_scope() as s:
+        started = set(s.exec(select(Run.created_by).distinct()).all())
+        acted = set(s.exec(select(HumanAction.actor).distinct()).all())
+    return sorted(p for p in started | acted if p)
+
+
+def list_runs(
+    *,
+    kind: str | None = None,
+    statuses: list[str] | None = None,
+    reviewer: str | None = None,
+    search: str | None = None,
+    since: datetime | None = None,
+    until: datetime | None = None,
+    ids: list[int] | None = None,
+    limit: int = 200,
+    offset: int = 0,
+) -> list[RunSummary]:
+    """One page of runs: awaiting review first, then failed, running, queued, finished;
+    newest first within each."""
+    filters = RunFilters(kind=kind, statuses=statuses, reviewer=reviewer, search=search,
+                         since=since, until=until, ids=ids)
+    order = case(STATUS_ORDER, value=Run.status, else_=9)
+    q = _where(select(Run), filters).order_by(order, col(Run.updated_at).desc(), col(Run.id).desc())
+    q = q.offset(offset).limit(limit)
+    with session_scope() as s:
+        runs = list(s.exec(q).all())
+        draft_ids = [r.current_draft_id for r in runs if r.current_draft_id]
+        scores: dict[int, dict[str, float]] = {}
+        flags: dict[int, int] = {}
+        if draft_ids:
+            for sc in s.exec(select(Score).where(col(Score.draft_id).in_(draft_ids))):
+                scores.setdefault(sc.draft_id, {})[sc.name] = sc.value
+            for f in s.exec(
+                select(Flag).where(col(Flag.draft_id).in_(draft_ids), col(Flag.blocking).is_(True))
+            ):
+                flags[f.draft_id] = flags.get(f.draft_id, 0) + 1
+        last: dict[int, str] = {}
+        ids = [r.id for r in runs]
+        if ids:
+            for a in s.exec(
+                select(HumanAction).where(col(HumanAction.run_id).in_(ids)).order_by(HumanAction.at)
+            ):
+                last[a.run_id] = a.actor
+        return [
+            summarize(
+                r,
+                scores.get(r.current_draft_id or -1, {}),
+                flags.get(r.current_draft_id or -1, 0),
+                last.get(r.id or 0),
+            )
+            for r in runs
+        ]
