@@ -81,7 +81,8 @@ def test_feedback_coverage_the_issue_examples() -> None:
 
 def test_feedback_coverage_gives_a_not_addressed_flag_and_caps_the_score() -> None:
     comment = Comment(text="Make it specific to elevators", before=PASTED)
-    result = follow_checks("campaign", "outreach", PASTED, {"channels": []},
+    other = PASTED.replace("eight to ten steps", "six to eight steps")
+    result = follow_checks("campaign", "outreach", other, {"channels": []},
                            FollowInput(previous=PASTED, comments=[comment]))
     flags = [f for f in result.flags if f.category == "not_addressed"]
     assert [f.text for f in flags] == ["Make it specific to elevators"]

@@ -69,7 +69,8 @@ class FollowResult(BaseModel):
         answered), a warning otherwise."""
         binding = set(data()["binding"]["categories"])
         return list(dict.fromkeys(
-            ("critical" if f.category in binding else "warning", f.note) for f in self.findings))
+            ("critical" if f.category in binding and f.cap is not None else "warning", f.note)
+            for f in self.findings))
 
     def redacted(self, redact: Callable[[str], str]) -> FollowResult:
         """With `redact` applied to what is not the draft's own text (a comment quoted in a
@@ -89,8 +90,11 @@ def follow_checks(kind: str, stage: str, text: str, run_input: dict[str, Any],
     follow = follow or FollowInput()
     found = request_findings(kind, stage, text, run_input)
     if follow.author_kind != "human":
-        found += no_change_findings(kind, text, follow.previous)
-        found += feedback_findings(kind, text, follow.previous, follow.comments)
+        repeat = no_change_findings(kind, text, follow.previous)
+        missed = feedback_findings(kind, text, follow.previous, follow.comments)
+        if repeat:  # the loop's stall halt judges a repeat; a cap would look like a score move
+            missed = [f.model_copy(update={"score": None, "cap": None}) for f in missed]
+        found += repeat + missed
     if kind == "protocol":
         found += clinical_findings(safety_flags or [])
     elif kind == "campaign":
