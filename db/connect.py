@@ -10,13 +10,13 @@ from sqlalchemy import event
 from sqlalchemy.engine import Engine
 from sqlmodel import create_engine
 
-from engine.config import settings
+from engine.config import setting
 
 DEFAULT_URL = "sqlite:///draftroom.db"
 
 
 def database_url() -> str:
-    return settings().database_url
+    return str(setting("database_url"))
 
 
 def _sqlite_pragmas(dbapi_conn, _record) -> None:  # type: ignore[no-untyped-def]

@@ -8,7 +8,7 @@ from __future__ import annotations
 import tomllib
 from pathlib import Path
 
-from engine.config import settings
+from engine.config import setting
 from engine.errors import PermissionDenied
 
 __all__ = ["signin_configured", "require_verified"]
@@ -19,7 +19,7 @@ def _secrets_files() -> list[Path]:
 
 
 def signin_configured() -> bool:
-    forced = settings().require_signin
+    forced = setting("require_signin")
     if forced is not None:
         return forced
     for path in _secrets_files():
