@@ -36,9 +36,14 @@ def make_run_command(port: int) -> list[str]:
     """The command `make run` runs (its last recipe line), as make prints it."""
     if shutil.which("make") is None:
         pytest.skip("make is not installed")
-    out = subprocess.run(["make", "-n", "run", f"PORT={port}", f"PY={sys.executable}"],
-                         cwd=ROOT, capture_output=True, text=True, check=True).stdout
-    return shlex.split(out.strip().splitlines()[-1])
+    # Under `make test` this is a nested make: MAKEFLAGS/MAKELEVEL would make it print
+    # "make[1]: Leaving directory" lines, so it runs as a top-level make would.
+    env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
+    out = subprocess.run(["make", "-n", "--no-print-directory", "run", f"PORT={port}",
+                          f"PY={sys.executable}"],
+                         cwd=ROOT, env=env, capture_output=True, text=True, check=True).stdout
+    lines = [line for line in out.strip().splitlines() if not line.startswith("make")]
+    return shlex.split(lines[-1])
 
 
 def listening(port: int) -> set[str]:
