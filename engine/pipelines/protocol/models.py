@@ -3,23 +3,13 @@ structured outputs for a real model (named fields, so a model cannot invent scor
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, get_args
 
 from pydantic import BaseModel, Field, field_validator
 
 from engine.pipelines.base import NoteOut, Review, ScoreOut
 from engine.text import clean_text
 
-EXERCISE_TYPES = (
-    "thought_record",
-    "cognitive_restructuring",
-    "behavioural_activation",
-    "graded_exposure",
-    "worry_postponement",
-    "problem_solving",
-    "paced_breathing",
-    "sleep_routine",
-)
 ExerciseType = Literal[
     "thought_record",
     "cognitive_restructuring",
@@ -30,6 +20,7 @@ ExerciseType = Literal[
     "paced_breathing",
     "sleep_routine",
 ]
+EXERCISE_TYPES: tuple[str, ...] = get_args(ExerciseType)
 
 MAX_INTENT = 2000
 MAX_AUDIENCE = 300
