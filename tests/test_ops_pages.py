@@ -85,7 +85,7 @@ def test_traces_page_opens_a_run_and_shows_a_call(seeded: SeedReport) -> None:
     t = traces.load_trace(run_id)
     at = open_page("pages/traces.py", run=str(run_id))
     shown = metrics(at)
-    assert shown["LLM calls"] == "300" and shown["Steps"] == str(len(t.steps))
+    assert shown["LLM calls"] == str(seeded.big_run_calls) and shown["Steps"] == str(len(t.steps))
     assert at.selectbox(key="trace_run").value == run_id
     assert len(at.get("plotly_chart")) == 1
     assert at.select_slider(key=f"win_{run_id}")  # a long run is drawn a window at a time
@@ -140,8 +140,9 @@ def test_costs_are_for_ops_once_roles_exist(seeded: SeedReport) -> None:
     identity.grant(actor="root", person="dr. lee", role="clinician")
     at = open_page("pages/costs.py", who="dr. lee")
     assert any("ops staff" in w.body for w in at.warning) and not at.metric
+    # Traces are open to the kind's owners.
     at = open_page("pages/traces.py", who="dr. lee", run=str(seeded.big_run_id))
-    assert metrics(at)["LLM calls"] == "300"  # traces are open to the kind's owners
+    assert metrics(at)["LLM calls"] == str(seeded.big_run_calls)
 
 
 def _sidebar_text() -> str:

@@ -22,7 +22,7 @@ from engine.loop.supervisor import Supervisor
 from engine.traces import CallSpan
 from tests.factories import GOOD_CLINICAL, GOOD_SAFETY, INTENT, protocol_draft, review
 from tests.utils.scripted import ScriptedModel
-from ui.ops_figures import ERROR_RED, ActiveClock, _lanes, trace_timeline_figure
+from ui.ops_figures import ERROR_RED, MIN_BAR_S, ActiveClock, _lanes, trace_timeline_figure
 
 CALL_COST = (800 * 0.40 + 200 * 0.10 + 500 * 1.60) / 1e6
 
@@ -258,5 +258,10 @@ def test_calls_at_the_same_time_get_lanes_of_their_own() -> None:
 
     # Two critics at once, a third after both, a fourth overlapping only the third.
     calls = [call(1, 0, 300), call(2, 0.01, 310), call(3, 0.5, 200), call(4, 0.6, 50)]
-    assert _lanes(calls) == [0, 1, 0, 1]
+    spans = [(clock_s := c.started_at.timestamp() - t0.timestamp(),
+               clock_s + c.latency_ms / 1000) for c in calls]
+    assert _lanes(spans) == [0, 1, 0, 1]
     assert _lanes([]) == []
+    # Drawn spans, not real times: an instant call is drawn MIN_BAR_S wide, so the call that
+    # starts as it ends still needs a lane of its own.
+    assert _lanes([(0.0, 0.0 + MIN_BAR_S), (0.0 + MIN_BAR_S / 2, 1.0)]) == [0, 1]

@@ -284,17 +284,22 @@ def _step_hover(s: StepSpan) -> str:
     return "<br>".join(text)
 
 
-def _lanes(calls: list[CallSpan]) -> list[int]:
-    """A lane per call within its step's row, so that calls at the same time (concurrent
-    critics) sit one above the other: the first lane free when the call starts."""
-    ends: list[datetime] = []
+MIN_BAR_S = 0.05  # an instant call or step is still drawn wide enough to see and click
+
+
+def _lanes(spans: list[tuple[float, float]]) -> list[int]:
+    """A lane per call within its step's row, so that calls drawn at the same time
+    (concurrent critics) sit one above the other: the first lane free where the call's bar
+    starts. Spans are the drawn (x0, x1), not real times: a bar is drawn at least
+    MIN_BAR_S wide, so an instant call still needs its own lane beside the next one."""
+    ends: list[float] = []
     lanes = []
-    for c in calls:
-        lane = next((i for i, end in enumerate(ends) if end <= c.started_at), len(ends))
+    for x0, x1 in spans:
+        lane = next((i for i, end in enumerate(ends) if end <= x0), len(ends))
         if lane == len(ends):
-            ends.append(c.finished_at)
+            ends.append(x1)
         else:
-            ends[lane] = c.finished_at
+            ends[lane] = x1
         lanes.append(lane)
     return lanes
 
@@ -311,15 +316,19 @@ def trace_timeline_figure(trace: RunTrace, *, steps: list[StepSpan] | None = Non
                         + [(c.started_at, c.finished_at) for s in shown for c in s.calls])
     bars: dict[str, dict[str, list]] = {}
 
+    def drawn(start: datetime, end: datetime) -> tuple[float, float]:
+        x0 = clock.x(start)
+        return x0, x0 + max(clock.x(end) - x0, MIN_BAR_S)
+
     def add(series: str, y: float, width: float, start: datetime, end: datetime, hover: str,
             call_id: int | None) -> None:
         b = bars.setdefault(series, {"y": [], "w": [], "base": [], "x": [], "text": [],
                                      "id": []})
-        x0 = clock.x(start)
+        x0, x1 = drawn(start, end)
         b["y"].append(y)
         b["w"].append(width)
         b["base"].append(x0)
-        b["x"].append(max(clock.x(end) - x0, 0.05))
+        b["x"].append(x1 - x0)
         b["text"].append(hover)
         b["id"].append(call_id)
 
@@ -330,7 +339,7 @@ def trace_timeline_figure(trace: RunTrace, *, steps: list[StepSpan] | None = Non
         add("step failed" if s.status == "error" else "step", row, 0.9, s.started_at, s.end,
             _step_hover(s), None)
         calls = sorted(s.calls, key=lambda c: c.started_at)
-        lanes = _lanes(calls)
+        lanes = _lanes([drawn(c.started_at, c.finished_at) for c in calls])
         n = max(lanes, default=0) + 1
         lane_rows += n
         height = 0.7 / n
