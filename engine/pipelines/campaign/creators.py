@@ -203,6 +203,9 @@ def score_creator(c: CreatorOut, *, brand: BrandOut | None, goal: str, audience:
     if reach:
         reasons.append(f"reachable on {LABELS.get(c.contact_channel, c.contact_channel)}, "
                        f"one of the campaign's channels")
+    elif channels:  # said here, so outreach on the campaign's channels is no surprise later
+        concerns.append(f"listed contact is {LABELS.get(c.contact_channel, c.contact_channel)}, "
+                        "not one of the campaign's channels")
 
     # Reach weighs little: every creator gets a message on each of the campaign's channels.
     score = 0.4 * topic + 0.25 * place + 0.15 * engagement + 0.15 * fit + 0.05 * reach

@@ -6,8 +6,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from engine.checks.terms import data as coverage_data
 from engine.llm.offline.campaign.common import (
-    _lower_first,
     _note_text,
     _sentence_case,
     brand_name_of,
@@ -81,7 +81,9 @@ def _message(channel: str, e: dict[str, Any], *, brand: BrandOut | None, brand_n
         hook = "We're looking for creators for a campaign." if easy else \
             "We are looking for creators for a campaign."
     who = f"{we} {brand_name}" + (f" in {place}" if place else "") + "."
-    why = f"Our goal: {_lower_first(goal)}."
+    # The goal and its numbers are the brand's own business: the message says what it offers.
+    why = f"We're getting the word out about our {product}."
+    why = why.replace("our our ", "our ")
     disclose = "It's a paid partnership, so posts carry #ad and the paid-partnership label." \
         if easy else "This is a paid partnership: posts carry #ad and the paid-partnership label."
     extras = " ".join(f"{_sentence_case(x)}." for x in extra)
@@ -140,6 +142,16 @@ def _targets(notes: list[NoteOut], handle: str, channel: str) -> bool:
                for n in notes)
 
 
+def creator_channels(entry: dict[str, Any], channels: list[str]) -> list[str]:
+    """Where a creator is written, first the channel the plan contacts them by: their own
+    when the campaign uses it. Every chosen channel that reaches creators, never an internal
+    one (Teams reaches colleagues, not creators)."""
+    audience = coverage_data()["channel_audience"]
+    external = [c for c in channels if audience.get(c) != "internal"] or ["email"]
+    own = entry.get("contact_channel")
+    return [own, *(c for c in external if c != own)] if own in external else external
+
+
 def draft_outreach(task: DraftTask) -> OutreachDraft:
     i = task.input
     brand = brand_of(task.context)
@@ -157,7 +169,7 @@ def draft_outreach(task: DraftTask) -> OutreachDraft:
     for e in shortlist:
         if e["handle"] in fees:
             e = e | {"offered_fee": fees[e["handle"]]}
-        for ch in channels:
+        for ch in [c for c in channels if c in creator_channels(e, channels)] or ["email"]:
             kept = previous.get(e["handle"], ch) if previous else None
             redo = (kept is None or not kept.body or _targets(task.notes, e["handle"], ch)
                     or generic_note or bool(extra) or short or e["handle"] in fees)

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from engine.llm.offline.campaign.brief import success_metrics
-from engine.llm.offline.campaign.common import _sentence_case, brand_name_of, brand_of
-from engine.llm.offline.campaign.outreach import PLATFORM_SHORT
+from engine.llm.offline.campaign.common import _sentence_case, brand_name_of, brand_of, goal_date
+from engine.llm.offline.campaign.outreach import PLATFORM_SHORT, creator_channels
 from engine.markdown import list_items
 from engine.pipelines.base import DraftTask
 from engine.pipelines.campaign.channels import LABELS
@@ -32,6 +33,15 @@ def _kpis_from_brief(brief: str) -> list[Kpi]:
     return kpis
 
 
+def _offered_fees(outreach: Any) -> dict[str, float]:
+    """The fee each approved outreach message offers (a person may have changed it there)."""
+    out: dict[str, float] = {}
+    for m in outreach.messages:
+        if found := re.search(r"\$([\d,]+)", m.body or ""):
+            out.setdefault(m.handle, float(found.group(1).replace(",", "")))
+    return out
+
+
 def draft_plan(task: DraftTask) -> PlanDraft:
     i = task.input
     brand = brand_of(task.context)
@@ -42,13 +52,14 @@ def draft_plan(task: DraftTask) -> PlanDraft:
     campaign_channels = list(i.get("channels", []))
     n = max(1, len(shortlist))
     creator_share = budget * 0.70
-    fees = [float(e.get("fee_usd") or 0) or per_creator_budget(budget, n) for e in shortlist]
+    offered = _offered_fees(outreach)
+    fees = [offered.get(e["handle"]) or float(e.get("fee_usd") or 0)
+            or per_creator_budget(budget, n) for e in shortlist]
     scale = min(1.0, creator_share / sum(fees)) if sum(fees) else 1.0
     deliverables = []
     for k, (e, fee) in enumerate(zip(shortlist, fees, strict=True)):
-        # Their own channel when the campaign uses it, else the marketer's first channel.
-        via = e.get("contact_channel") if e.get("contact_channel") in campaign_channels \
-            else (campaign_channels or ["email"])[0]
+        # Where the outreach wrote them (their own channel when the campaign uses it).
+        via = creator_channels(e, campaign_channels)[0]
         deliverables.append(CreatorDeliverable(
             creator_handle=e["handle"], creator_name=e.get("name", ""),
             deliverables=PLATFORM_SHORT.get(e.get("platform", ""), "1 sponsored post"),
@@ -86,7 +97,8 @@ def draft_plan(task: DraftTask) -> PlanDraft:
             ScheduleItem(when="Week 3", activity="First wave of posts goes live; boost the best "
                                                  "performer"),
             ScheduleItem(when="Week 4", activity="Second wave of posts goes live"),
-            ScheduleItem(when="Week 5", activity="Collect results and report against the KPIs"),
+            ScheduleItem(when=f"Week 5 (by {date})" if (date := goal_date(str(i.get("goal", ""))))
+                         else "Week 5", activity="Collect results and report against the KPIs"),
         ],
         deliverables=deliverables,
         budget=budget_lines,

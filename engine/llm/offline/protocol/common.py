@@ -287,6 +287,8 @@ class _Context:
     """What the request says the person keeps going over."""
     urges: bool = False
     """The request is about urges to self-harm."""
+    focus: str | None = None
+    """What the request is about, in its own words (intent.focus_of)."""
 
     @property
     def situated(self) -> str | None:
@@ -312,7 +314,7 @@ class _Context:
         out = text.replace("{setting}", self.profile["setting"]).replace(
             "{support}", self.profile["support"])
         out = out.replace("{feared}", self.feared or "it").replace(
-            "{event}", self.event or "it")
+            "{event}", self.event or "it").replace("{focus}", self.focus or "it")
         return _plain(out) if self.profile["plain"] else out
 
 
