@@ -91,7 +91,7 @@ def focus_of(intent: str, asked: Request) -> str | None:
     text = _FOR_PERSON.sub("", text, count=1)
     text = _LEAD_VERB.sub("", text, count=1).strip(" ,.:;")
     text = _third_to_second(text)
-    if len(text) < 3 or len(text.split()) > 10 or text.lower() == intent.lower().strip():
+    if len(text) < 3 or len(text.split()) > 10:
         return None
     return text
 
