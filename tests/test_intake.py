@@ -185,3 +185,23 @@ def test_an_abandoned_chat_resumes_where_it_stopped(db_url: str, monkeypatch: py
     assert code == 1 and out["status"] == "open"
     assert out["card"]["business_name"] == "Lark Florist" and out["card"]["region"] == "Bristol, UK"
     assert "products" in out["questions"][-1]["asks"]
+
+
+@pytest.mark.parametrize(("message", "asked", "want"), [
+    # Found by the browser test's own phrasing: a name holding a month ("Juniper") was a date.
+    ("Hi, I run Juniper Yoga, a small yoga studio in Haifa, Israel.", [],
+     {"business_name": "Juniper Yoga", "sells": "small yoga studio", "region": "Haifa, Israel"}),
+    ("We want 80 new 10-class passes sold. Budget is lots.", ["goal"],
+     {"goal": "80 new 10-class passes sold", "budget": "lots"}),
+    ("Our students are office workers aged 30-50; we sound calm and kind", ["audience"],
+     {"audience": "office workers aged 30-50", "voice": "calm and kind"}),
+    ("we want email and sms", ["channels"], {"channels": "email; sms"}),
+    ("The budget may be tight", ["budget"], {"budget": "may be tight"}),  # "may" is no month
+])
+def test_the_offline_extractor_reads(message: str, asked: list[str], want: dict[str, str]) -> None:
+    from engine.intake.rules import extract
+    from engine.intake.schema import IntakeTask
+
+    out = extract(IntakeTask(message=message, asked=asked))
+    got = {v.field: v.value.rstrip(".") for v in out.values}
+    assert got == want

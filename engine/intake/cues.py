@@ -51,7 +51,9 @@ PHRASES: tuple[Cue, ...] = (
          r"(?:our\s+)?(?:main\s+|key\s+|best[- ]selling\s+|core\s+)?(?:products?|services|"
          r"offerings|range|menu|best\s*sellers)\s+(?:are|is|include|includes)\b))\s*",
          "products", "sells"),
-    _cue(r"(?i:\b(?:(?:our\s+)?(?:customers|clients|guests|buyers|users|readers|members)\s+"
+    _cue(r"(?i:\b(?:(?:our\s+)?(?:customers|clients|guests|buyers|users|readers|members|"
+         r"students|patients|fans|followers|visitors|shoppers|diners|regulars|community|"
+         r"audience|people|riders|players|parents|subscribers)\s+"
          r"are(?:\s+mostly|\s+mainly)?|we\s+(?:mostly\s+|mainly\s+)?target|targeting|aimed\s+at|"
          r"we\s+serve|popular\s+with))\s+", "audience"),
     _cue(r"(?i:\b(?:(?:our\s+|the\s+|brand\s+)?(?:voice|tone)(?:\s+of\s+voice)?\s+(?:is|should\s+"
@@ -67,7 +69,7 @@ PHRASES: tuple[Cue, ...] = (
     _cue(r"\b[Ii]n(?=\s+[A-Z])\s+", "region"),
     _cue(r"(?i:\b(?:(?:the\s+|our\s+|main\s+|campaign\s+)?(?:goal|aim|objective)\s+(?:is|would\s+"
          r"be)(?:\s+to)?|(?:we|i)(?:'d|\s+would)?\s+(?:really\s+)?(?:want|like|need|hope|love)"
-         r"\s+to|we'd\s+like|(?:we|i)(?:'re|\s+are|'m|\s+am)\s+(?:hoping|trying|looking|aiming)"
+         r"\s+to|we'd\s+like|(?:we|i)\s+(?:want|need)(?!\s+to\b)|(?:we|i)(?:'re|\s+are|'m|\s+am)\s+(?:hoping|trying|looking|aiming)"
          r"\s+to|hoping\s+to|trying\s+to|aiming\s+to))\s+", "goal"),
 )
 

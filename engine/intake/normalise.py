@@ -17,7 +17,7 @@ MAX_BUDGET = 10_000_000
 MONTHS = {m.lower(): i for i, m in enumerate(calendar.month_name) if m}
 MONTHS.update({m.lower(): i for i, m in enumerate(calendar.month_abbr) if m})
 MONTHS["sept"] = 9
-_MONTH = r"(?:" + "|".join(sorted(MONTHS, key=len, reverse=True)) + r")\.?"
+_MONTH = r"(?:" + "|".join(sorted(MONTHS, key=len, reverse=True)) + r")\b\.?"
 NONE_WORDS = re.compile(r"^(?:none|nothing|no|n/?a|nope|not really|no banned claims|"
                         r"nothing to avoid|no claims|no restrictions|nothing in particular)"
                         r"[.!]?$", re.I)

@@ -90,7 +90,7 @@ def _phrases(text: str, task: IntakeTask, add) -> None:  # type: ignore[no-untyp
             if spec(field).self_evident:
                 continue  # amounts, channels and dates are read by their own readers
             value, span = _value_for(field, raw, cue)
-            if value and (field != "goal" or not GENERIC.fullmatch(value.lower())):
+            if value and (field != "goal" or _is_goal(value)):
                 add(field, value, cue.source, (s0 + end + span[0], s0 + end + span[1]))
                 done.add(field)
                 if field == "business_name":
@@ -100,6 +100,15 @@ def _phrases(text: str, task: IntakeTask, add) -> None:  # type: ignore[no-untyp
                         desc = _until_place(after[m.end():])
                         add("sells", desc, "user_input")
                         done.add("sells")
+
+
+def _is_goal(value: str) -> bool:
+    """A goal says what to achieve: not "an influencer campaign", not just "email and sms"."""
+    if GENERIC.fullmatch(value.lower()):
+        return False
+    rest = re.sub(r"(?i)\b(?:e-?mail|sms|whatsapp|teams|instagram|dms?|and|or|a|the|budget|"
+                  r"of|\$?\d[\d,.]*k?|dollars?|usd)\b|[$,.]", " ", value)
+    return len(rest.split()) >= 2
 
 
 def _sentences(text: str) -> list[tuple[int, int]]:
