@@ -15,6 +15,7 @@ from engine.llm.offline.campaign.outreach import draft_outreach
 from engine.llm.offline.campaign.plan import draft_plan
 from engine.llm.offline.campaign.shortlist import draft_shortlist
 from engine.pipelines.base import AgentSpec, Pipeline, StageSpec
+from engine.pipelines.campaign.brands import check_brand
 from engine.pipelines.campaign.compliance import campaign_checks
 from engine.pipelines.campaign.context import review_context, stage_context
 from engine.pipelines.campaign.critics import EVALUATOR
@@ -119,4 +120,5 @@ CAMPAIGN = Pipeline(
     stage_context=stage_context,
     review_context=review_context,
     exports=CAMPAIGN_EXPORTS,
+    check_input=check_brand,
 )
