@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 
 import streamlit as st
 
+from engine.exports.provenance import override_acts
 from engine.highlight import segments, unlocated
 from engine.nothing_to_review import nothing_to_review
 from engine.run_state import RunStatus
@@ -27,6 +28,8 @@ def author_label(d: DraftView) -> str:
 def render_header(detail: RunDetail) -> None:
     st.title(escape_inline(detail.title), anchor=False)
     bits = [status_badge(detail.status), f":gray-badge[{detail.kind}]"]
+    if detail.status == RunStatus.APPROVED and override_acts(detail):
+        bits.insert(1, ":orange-badge[:material/gpp_maybe: with override]")
     reason = halt_reason(detail.halt_reason)
     if reason and detail.status in (RunStatus.REVIEW, RunStatus.FAILED):
         bits.append(f":gray-badge[{escape_inline(reason)}]")
@@ -131,13 +134,31 @@ def render_status_banner(detail: RunDetail) -> None:
         st.error(f"A step failed: {detail.error or reason}. Retry it, edit the draft, or "
                  "reject the run.", icon=":material/error:")
     elif detail.status == RunStatus.APPROVED:
-        who = next((a for a in reversed(detail.actions) if a.action.startswith("approve")), None)
-        ver = detail.draft(detail.approved_draft_id)
-        by = f" by {who.actor} on {who.at:%d %b %Y %H:%M} UTC" if who else ""
-        st.success(f"Approved{by}" + (f" (v{ver.version})." if ver else "."),
-                   icon=":material/check_circle:")
+        render_approved_banner(detail)
     elif detail.status == RunStatus.REJECTED:
         st.info("Rejected. Nothing from this run will be used.", icon=":material/block:")
+
+
+def render_approved_banner(detail: RunDetail) -> None:
+    """Green for a clean approval; orange, naming what was overridden and why, for an approval
+    given over an open flag (it must never read like a clean one)."""
+    who = next((a for a in reversed(detail.actions) if a.action.startswith("approve")), None)
+    ver = detail.draft(detail.approved_draft_id)
+    by = f" by {escape_inline(who.actor)} on {who.at:%d %b %Y %H:%M} UTC" if who else ""
+    at = f" (v{ver.version})" if ver else ""
+    overrides = override_acts(detail)
+    if not overrides:
+        st.success(f"Approved{by}{at}.", icon=":material/check_circle:")
+        return
+    ids = {a.draft_id for a in overrides}
+    flagged = [f for d in detail.drafts if d.id in ids for f in d.flags if f.blocking]
+    cats = sorted({f.category.replace("_", " ") for f in flagged})
+    over = (f"{len(flagged)} open flag{'s' if len(flagged) != 1 else ''} "
+            f"({escape_inline(', '.join(cats))})" if flagged else "an open flag")
+    reasons = "  \n".join(f"Override reason by **{escape_inline(a.actor)}**: "
+                          f"“{escape_inline(a.comment or '')}”" for a in overrides)
+    st.warning(f"**Approved with an override**{by}{at}: approved over {over} the checks "
+               f"raised.  \n{reasons}", icon=":material/gpp_maybe:")
 
 
 def pick_version(detail: RunDetail) -> DraftView | None:
