@@ -63,7 +63,7 @@ except NotFound as exc:
     st.stop()
 
 actor = reviewer()
-show_flash()
+show_flash(detail)
 render_header(detail)
 render_unknown(detail)
 render_progress(detail)

@@ -123,11 +123,18 @@ def render_status_banner(detail: RunDetail) -> None:
     reason = halt_reason(detail.halt_reason)
     if detail.status == RunStatus.REVIEW:
         msg = f"Waiting for your review: {reason}." if reason else "Waiting for your review."
-        if detail.halt_reason in ("max_iterations", "budget_reached", "stalled"):
-            best = detail.draft(detail.best_draft_id)
-            if best and best.id != detail.current_draft_id:
-                msg += f" v{best.version} scored best of this cycle; see Versions & diff."
-            st.warning(msg, icon=":material/pan_tool:")
+        cur = detail.current
+        flagged = [f for f in cur.flags if f.blocking] if cur else []
+        if flagged and cur:  # e.g. a person's edit the checks flagged: not a blue "all fine"
+            n = len(flagged)
+            msg += (f" v{cur.version} has {n} open flag{'s' if n != 1 else ''}: approving it "
+                    "needs an override reason.")
+        limit = detail.halt_reason in ("max_iterations", "budget_reached", "stalled")
+        best = detail.draft(detail.best_draft_id)
+        if limit and best and best.id != detail.current_draft_id:
+            msg += f" v{best.version} scored best of this cycle; see Versions & diff."
+        if limit or flagged:
+            st.warning(msg, icon=":material/flag:" if flagged else ":material/pan_tool:")
         else:
             st.info(msg, icon=":material/rate_review:")
     elif detail.status == RunStatus.FAILED:

@@ -105,3 +105,57 @@ def test_an_override_approval_is_orange_on_the_run_page_and_in_the_queue(  # typ
         _shot(page, artifacts, "review-2-override-queue")
     finally:
         ctx.close()
+
+
+def test_counters_one_message_flagged_edit_warning_and_the_pdf_handout(  # type: ignore[no-untyped-def]
+        browser, app: AppServer, artifacts: Path) -> None:
+    from engine import service
+    from engine.views import get_run
+
+    run_id = service.start_run(kind="protocol", actor="seed",
+                               input={"intent": "Help a teacher unwind after parent evenings",
+                                      "audience": "adults"})
+    _drive()
+    ctx, page = _page(browser)
+    try:
+        _sign(page, app)  # on the Start page
+        # The Start form counts as the person types (Streamlit's max_chars counter).
+        intent = page.get_by_role("textbox", name="What should the exercise help with?")
+        intent.fill("Help a nurse sleep after night shifts")
+        expect(page.get_by_text("37/2000")).to_be_visible()
+        _shot(page, artifacts, "review-3-start-counter")
+
+        # A clean draft: no override box; the comment box counts too.
+        page.goto(f"{app.url}/run?run={run_id}")
+        expect(page.get_by_role("button", name="Request revision")).to_be_visible()
+        expect(page.get_by_role("textbox", name="Override reason (required)")).to_have_count(0)
+        page.get_by_role("textbox", name="What should change?").fill("Shorter steps, please.")
+        expect(page.get_by_text("22/5000")).to_be_visible()
+        _shot(page, artifacts, "review-4-clean-draft-form")
+
+        # A person's edit the checks flag: an orange warning, and now the override box.
+        service.edit(run_id=run_id, actor="Dr. Lee", content=FLAGGED)
+        _drive()
+        page.goto(f"{app.url}/run?run={run_id}")
+        expect(page.locator("[data-testid=stAlertContentWarning]").filter(
+            has_text="a person's edit was re-scored")).to_have_count(1)
+        expect(page.locator("[data-testid=stAlertContentInfo]").filter(
+            has_text="Waiting for your review")).to_have_count(0)
+        expect(page.get_by_role("textbox", name="Override reason (required)")).to_be_visible()
+        _shot(page, artifacts, "review-5-flagged-edit-warning")
+
+        # Approve it over the flag: one message (the orange banner), and the PDF handout.
+        page.get_by_role("textbox", name="Override reason (required)").fill(
+            "The prescriber wrote this line; discussed in session.")
+        version = get_run(run_id).current.version  # type: ignore[union-attr]
+        page.get_by_role("button", name=f"Approve v{version}").click()
+        expect(page.get_by_text("Approved with an override").first).to_be_visible()
+        expect(page.locator("[data-testid=stAlertContentSuccess]")).to_have_count(0)
+        expect(page.locator("[data-testid=stToast]")).to_have_count(0)
+        with page.expect_download() as info:
+            page.get_by_role("button", name="Export handout (PDF)").click()
+        data = Path(info.value.path()).read_bytes()
+        assert data[:5] == b"%PDF-" and info.value.suggested_filename.endswith(".pdf")
+        _shot(page, artifacts, "review-6-approved-pdf-button")
+    finally:
+        ctx.close()
