@@ -106,6 +106,13 @@ class Pipeline:
     (e.g. the brand profile), resolved when a review step opens or a person acts."""
     exports: Mapping[str, Callable[[Any], str | bytes]] = field(default_factory=dict)
     """Format -> exporter of the run's read model (engine/exports/hooks.py); JSON is common."""
+    # -- team (issue 18) ---------------------------------------------------------------------
+    team: Any = None
+    """engine.team.models.TeamSpec: who hands stages down, evaluates and drafts (campaigns);
+    None: the pipeline keeps its own shape (protocols)."""
+    hooks: Any = None
+    """engine.team.record.TeamHooks or None: on_open(tx, plan) when a step opens and
+    on_commit(tx, plan, run, step, result, decision) in its commit's transaction."""
 
     def context_for_review(self, session: Any, run_input: dict[str, Any],
                            stage: str) -> dict[str, Any]:
