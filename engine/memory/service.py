@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from pydantic import ValidationError
 from sqlmodel import Session
 
 from db.models import Run
@@ -18,8 +19,9 @@ from engine.memory.store import Namespace, Scope
 def scope_of(*, run_id: int | None = None, person: str | None = None) -> Scope:
     try:
         return Scope(run_id=run_id, person=person)
-    except ValueError as exc:
-        raise InvalidInput(str(exc).split("\n")[-1].removeprefix("  Value error, ")) from None
+    except ValidationError as exc:
+        raise InvalidInput("; ".join(str(e["msg"]).removeprefix("Value error, ")
+                                     for e in exc.errors())) from None
 
 
 def _check(s: Session, scope: Scope) -> None:
