@@ -170,3 +170,31 @@ def test_private_memory_never_reaches_another_agents_prompt(
     assert "evaluations" in private_keys["marketing_lead"]
     for other in ("brief_writer", "outreach_writer", "plan_builder", "marketing_lead"):
         assert not {"search_history", "rejected"} & private_keys[other]
+
+
+def test_a_campaign_from_the_intake_chat_shares_its_confirmed_card_and_conversation(
+        db_url: str) -> None:
+    from engine.intake import service as intake
+    from tests.test_intake import CONVERSATIONS
+
+    conv = CONVERSATIONS[0]
+    view = intake.start_intake(actor="maya")
+    for text in conv["messages"]:
+        view = intake.send_message(intake_id=view.id, text=text, actor="maya")
+    assert view.run_id is not None, view.messages[-1]
+    drive(view.run_id)
+    panel = load_memory(view.run_id)
+    shared = {e.key: e for e in panel.shared.entries}  # type: ignore[union-attr]
+    card = intake.confirmed_card(view.run_id)
+    assert card is not None
+    assert shared["business_card"].value == card.business.model_dump(mode="json")
+    assert shared["business_card"].source.startswith(f"intake chat #{view.id}, confirmed by")
+    assert shared["confirmed_goal"].value["channels"] == card.campaign.channels
+    said = shared["conversation"].value
+    assert said[0] == {"who": "onboarding agent", "act": "intake",
+                       "said": view.messages[0].text[:500]}
+    assert {"who": "maya", "act": "intake", "said": conv["messages"][0][:500]} in said
+    # The brief writer was given it: its first call's recorded memory holds the card.
+    first = panel.given[0]
+    assert first.agent == "brief_writer"
+    assert first.sources["shared.business_card"] == shared["business_card"].source

@@ -113,6 +113,9 @@ class Pipeline:
     hooks: Any = None
     """engine.team.record.TeamHooks or None: on_open(tx, plan) when a step opens and
     on_commit(tx, plan, run, step, result, decision) in its commit's transaction."""
+    check_input: Callable[[Any], None] | None = None
+    """(validated input) -> None, raising InvalidInput for what the input model cannot check
+    alone because it needs the database (a brand id that names no brand)."""
 
     def context_for_review(self, session: Any, run_input: dict[str, Any],
                            stage: str) -> dict[str, Any]:

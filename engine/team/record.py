@@ -12,7 +12,7 @@ from typing import Any
 from sqlalchemy import insert, select
 from sqlalchemy.engine import Connection
 
-from db.models import Draft, HumanAction, Step, TeamMessage, utcnow
+from db.models import Draft, HumanAction, Intake, IntakeMessage, Step, TeamMessage, utcnow
 from engine.memory import store
 from engine.memory.access import CONTEXT_KEY, for_agent
 from engine.memory.store import SHARED, Scope, agent_namespace
@@ -30,6 +30,8 @@ MSG_T = TeamMessage.__table__  # type: ignore[attr-defined]
 STEP_T = Step.__table__  # type: ignore[attr-defined]
 DRAFT_T = Draft.__table__  # type: ignore[attr-defined]
 ACTION_T = HumanAction.__table__  # type: ignore[attr-defined]
+INTAKE_T = Intake.__table__  # type: ignore[attr-defined]
+INTAKE_MSG_T = IntakeMessage.__table__  # type: ignore[attr-defined]
 PROFILE = "profile"
 """A person's namespace the team of each of their runs reads (Creo's user_profile)."""
 KEEP = 12
@@ -51,10 +53,11 @@ class TeamHooks:
 
     def on_open(self, tx: Any, plan: Any) -> None:
         if plan.node == "draft" and plan.task is not None:
-            _refresh_shared(tx.c, plan)
+            _refresh_shared(tx.c, plan, plan.task.context)
             worker = self.team.workers[plan.stage].name
             plan.task.context[CONTEXT_KEY] = for_agent(tx.c, plan.run_id, worker).model_dump()
         elif plan.node == "review":
+            _refresh_shared(tx.c, plan, plan.context)
             plan.context[CONTEXT_KEY] = for_agent(tx.c, plan.run_id,
                                                   self.team.lead.name).model_dump()
 
@@ -101,16 +104,22 @@ def _append(c: Connection, run_id: int, namespace: str, key: str, item: Any, *,
     store.merge(c, scope, namespace, {key: (items + [item])[-KEEP:]}, source=source)
 
 
-def _refresh_shared(c: Connection, plan: Any) -> None:
-    """What every agent of the run reads: the business card, the campaign, the stage, what
-    people said. A merge writes only what changed, so a step redone writes nothing twice."""
-    context = plan.task.context
-    brand = context.get("brand") or {}
-    card = {k: brand[k] for k in CARD_KEYS if brand.get(k) not in (None, "", [])}
-    where = (f"brand profile #{plan.input.get('brand_id')} (brands table)"
-             if plan.input.get("brand_id") else "the run's input")
+def _refresh_shared(c: Connection, plan: Any, context: dict[str, Any]) -> None:
+    """What every agent of the run reads: the business card (as confirmed in the intake chat
+    the run was started from, else the brand profile), the campaign, the stage, what people
+    said. A merge writes only what changed, so a step redone writes nothing twice."""
     scope = Scope.run(plan.run_id)
-    store.merge(c, scope, SHARED, {"business_card": card}, source=where)
+    chat = _intake_of(c, plan.run_id)
+    if chat is not None and chat["card"]:
+        store.merge(c, scope, SHARED, {"business_card": chat["card"].get("business") or {},
+                                       "confirmed_goal": chat["card"].get("campaign") or {}},
+                    source=chat["source"])
+    else:
+        brand = context.get("brand") or {}
+        card = {k: brand[k] for k in CARD_KEYS if brand.get(k) not in (None, "", [])}
+        where = (f"brand profile #{plan.input.get('brand_id')} (brands table)"
+                 if plan.input.get("brand_id") else "the run's input")
+        store.merge(c, scope, SHARED, {"business_card": card}, source=where)
     keep = ("goal", "audience", "budget", "channels", "num_creators")
     store.merge(c, scope, SHARED, {"campaign": {k: plan.input.get(k) for k in keep
                                                 if k in plan.input}},
@@ -122,10 +131,29 @@ def _refresh_shared(c: Connection, plan: Any) -> None:
     if profile is not None and profile.data:  # the author's own memory, read by the team
         store.merge(c, scope, SHARED, {"user_profile": profile.data},
                     source=f"{author}'s own memory (namespace {PROFILE!r})")
-    said = _conversation(c, plan.run_id)
+    said = (chat["messages"] if chat else []) + _conversation(c, plan.run_id)
     if said:
-        store.merge(c, scope, SHARED, {"conversation": said[-KEEP:]},
-                    source="the run's audit trail (people's acts)")
+        store.merge(c, scope, SHARED, {"conversation": said[-2 * KEEP:]},
+                    source=("the intake chat and " if chat else "")
+                    + "the run's audit trail (people's acts)")
+
+
+def _intake_of(c: Connection, run_id: int) -> dict[str, Any] | None:
+    """The intake chat the run was started from (engine/intake/): its confirmed card and its
+    messages; None for a run started from the form."""
+    row = c.execute(select(INTAKE_T.c.id, INTAKE_T.c.card, INTAKE_T.c.created_by)
+                    .where(INTAKE_T.c.run_id == run_id)).first()
+    if row is None:
+        return None
+    msgs = c.execute(select(INTAKE_MSG_T.c.role, INTAKE_MSG_T.c.text)
+                     .where(INTAKE_MSG_T.c.intake_id == row.id)
+                     .order_by(INTAKE_MSG_T.c.idx)).all()
+    who = row.created_by or "the person"
+    card = dict(row.card or {})
+    return {"card": card, "source": f"intake chat #{row.id}, confirmed by {who}"
+            + (f" at {card['confirmed_at']}" if card.get("confirmed_at") else ""),
+            "messages": [{"who": who if role == "user" else "onboarding agent",
+                          "act": "intake", "said": text[:500]} for role, text in msgs]}
 
 
 def _conversation(c: Connection, run_id: int) -> list[dict[str, Any]]:

@@ -15,6 +15,7 @@ from engine.llm.offline.campaign.outreach import draft_outreach
 from engine.llm.offline.campaign.plan import draft_plan
 from engine.llm.offline.campaign.shortlist import draft_shortlist
 from engine.pipelines.base import AgentSpec, Pipeline, StageSpec
+from engine.pipelines.campaign.brands import check_brand
 from engine.pipelines.campaign.compliance import campaign_checks
 from engine.pipelines.campaign.context import review_context, stage_context
 from engine.pipelines.campaign.critics import EVALUATOR
@@ -126,4 +127,5 @@ CAMPAIGN = Pipeline(
     exports=CAMPAIGN_EXPORTS,
     team=TEAM,
     hooks=TeamHooks(TEAM),
+    check_input=check_brand,
 )

@@ -1,7 +1,7 @@
 """teammessage and memorynamespace: the campaign team's messages and scoped memory (issue 18)
 
-Revision ID: 0008
-Revises: 0007
+Revision ID: 0009
+Revises: 0008
 Create Date: 2026-11-24 00:50:00
 """
 
@@ -12,8 +12,8 @@ import sqlmodel
 from alembic import op
 from sqlalchemy.dialects import postgresql
 
-revision: str = "0008"
-down_revision: str | Sequence[str] | None = "0007"
+revision: str = "0009"
+down_revision: str | Sequence[str] | None = "0008"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
