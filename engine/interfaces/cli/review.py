@@ -131,8 +131,10 @@ def cmd_list(a: argparse.Namespace) -> int:
 
 def cmd_show(a: argparse.Namespace) -> int:
     d = views.get_run(a.run_id)
-    if a.json:
-        print(d.model_dump_json(indent=2))
+    if a.json:  # with the team's messages and artifacts and the run's memory (issue 18)
+        from engine.interfaces.cli.team import show_json
+
+        print(json.dumps(d.model_dump(mode="json") | show_json(d.id), indent=2))
         return 0
     print(f"run {d.id} [{d.kind}] {d.title}")
     print(
