@@ -26,6 +26,7 @@ from engine.live_draft import LiveDraftWriter
 from engine.llm.base import AgentCall, LLMBackend, LLMError
 from engine.llm.offline.backend import estimate_tokens
 from engine.loop.sql import INSERT_CALL, run_spend
+from engine.memory.access import given
 from engine.pipelines.base import AgentSpec, DraftTask
 from engine.pricing import PRICE_BOOK, call_cost
 from engine.prompts import ResolvedPrompt, resolve_prompt
@@ -141,7 +142,8 @@ def _run_once(
         cancelled=halt_check(ctx.run_id) if ctx.run_id else None,
         # The drafter's answer streams to the Run page (a real model takes 10-60 s).
         on_text=LiveDraftWriter(run_id=ctx.run_id, step_id=ctx.step_id, agent=spec.name)
-        if isinstance(task, DraftTask) and ctx.run_id and backend.name != "offline" else None,
+        if isinstance(task, DraftTask) and ctx.run_id and getattr(backend, "streams", True)
+        else None,  # (concurrency helper: the offline backend streams when asked to)
     )
     started_at = utcnow()
     t0 = time.perf_counter()
@@ -154,7 +156,8 @@ def _run_once(
         "kind": ctx.kind,
         "stage": ctx.stage,
         "prompt_version": prompt.version,
-        "request": {**_redact_request(messages), **({"trimmed": list(trimmed)} if trimmed else {})},
+        "request": {**_redact_request(messages), **given(task),  # given: team (issue 18)
+                    **({"trimmed": list(trimmed)} if trimmed else {})},
         "started_at": started_at,
     }
     try:

@@ -269,11 +269,16 @@ class Supervisor:
             agents = (stage.drafter,)
         elif plan.node == "review":
             plan.content = draft_content(c, plan.current_draft_id, texts)
-            plan.context = get_pipeline(plan.kind).context_for_review(
-                tx.session, plan.input, plan.stage)
+            pipeline = get_pipeline(plan.kind)
+            # An ORM session only for a pipeline that reads its review context (campaigns).
+            plan.context = pipeline.context_for_review(
+                tx.session, plan.input, plan.stage) if pipeline.review_context else {}
             plan.follow = nodes.follow_input(c, plan)
             agents = stage.critics
         plan.prompts = prompts_for(tx, agents, plan.params)
+        hooks = get_pipeline(plan.kind).hooks
+        if hooks is not None:  # team (issue 18): what the agent is given from memory
+            hooks.on_open(tx, plan)
         return plan
 
     # -- commit -------------------------------------------------------------------------
@@ -332,6 +337,9 @@ class Supervisor:
         if run.halt_requested and run.status == RunStatus.RUNNING:
             run_state.to_review(run, HaltReason.HALTED)
         run.updated_at = utcnow()
+        hooks = get_pipeline(run.kind).hooks
+        if hooks is not None:  # team (issue 18): the step's messages and memory, committed with it
+            hooks.on_commit(tx, plan, run, step, result, events[-1].detail)
         more = run.status == RunStatus.RUNNING and run.next_node is not None
         # The next step starts in the same transaction: this step's outputs are durable
         # before the next node runs, with one commit between them.
