@@ -134,3 +134,25 @@ def test_the_readers_exports_leave_the_open_points_out(db_url: str) -> None:
     assert "Open points" not in out and "Put it in German" not in out
     handout = parse_handout(for_reader(d.current.content), d.title)  # type: ignore[union-attr]
     assert all("open point" not in s.heading.lower() for s in handout.sections)
+
+
+def test_a_fee_over_the_budget_a_person_asks_for_is_kept_and_explained_in_the_plan(
+        db_url: str) -> None:
+    case = {"brand": "Lumen Skin", "goal": "Get people to try our barrier repair cream",
+            "channels": ["email", "instagram_dm"], "budget": 3000, "num_creators": 2}
+    run_id = service.start_run(kind="campaign", actor="mia", input=fresh._campaign_input(case))
+    _drive(run_id)
+    d = fresh._approve(run_id)  # creators
+    service.request_revision(run_id=run_id, actor="mia", comment="Add @derm.notes.de",
+                             expected_version=d.version)
+    d = _drive(run_id)
+    d = fresh._approve(run_id)  # outreach
+    service.request_revision(run_id=run_id, actor="mia", expected_version=d.version,
+                             comment="Offer Dr. Vogel her usual fee of 1800 dollars")
+    d = _drive(run_id)
+    vogel = d.current.content.split("## @derm.notes.de")[1]  # type: ignore[union-attr]
+    assert "$1,800" in vogel and not d.current.flags  # type: ignore[union-attr]  # her decision
+    plan = fresh._approve(run_id)
+    text = plan.current.content  # type: ignore[union-attr]
+    assert "| 1,800 |" in text and "@derm.notes.de $1,800" in text.split("## Schedule")[0]
+    assert plan.halt_reason == "thresholds_met" and not plan.current.flags  # type: ignore[union-attr]

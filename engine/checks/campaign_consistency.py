@@ -155,11 +155,15 @@ def _fees(stage: str, text: str) -> dict[str, float]:
 
 
 def _fee_over(stage: str, text: str, run_input: dict[str, Any],
-              context: dict[str, Any]) -> list[Finding]:
+              context: dict[str, Any], asked: list[str]) -> list[Finding]:
+    """`asked`: people's comments on this stage; a fee one of them names is their decision
+    (the plan, later, must still say why)."""
     limit = _per_creator(run_input, context, text, stage)
     if limit is None or has_phrase(text, data()["campaign_words"]["fee_reasons"]):
         return []
-    over = {h: f for h, f in _fees(stage, text).items() if f > limit * 1.01}
+    named = set().union(set(), *(numbers(c) for c in asked))
+    over = {h: f for h, f in _fees(stage, text).items()
+            if f > limit * 1.01 and f"{f:.0f}" not in named}
     if not over:
         return []
     said = ", ".join(f"{h} ${f:,.0f}" for h, f in over.items())
@@ -248,11 +252,11 @@ def _goal_dates_and_numbers(stage: str, text: str, run_input: dict[str, Any]) ->
 
 
 def campaign_findings(stage: str, text: str, run_input: dict[str, Any],
-                      context: dict[str, Any]) -> list[Finding]:
+                      context: dict[str, Any], asked: list[str] | None = None) -> list[Finding]:
     out = _off_product(stage, text, run_input, context)
     out += _goal_dates_and_numbers(stage, text, run_input)
     if stage in ("outreach", "plan"):
-        out += _fee_over(stage, text, run_input, context)
+        out += _fee_over(stage, text, run_input, context, asked or [])
         out += _channels(stage, text, run_input, context)
     if stage == "outreach":
         out += _creator_facing(text, run_input)

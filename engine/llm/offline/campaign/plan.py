@@ -42,6 +42,16 @@ def _offered_fees(outreach: Any) -> dict[str, float]:
     return out
 
 
+def _over_budget(deliverables: list[CreatorDeliverable], limit: float) -> str:
+    """Why a fee above the per-creator budget stands: it is the one the outreach offered."""
+    over = [f"{d.creator_handle} ${d.fee_usd:,.0f}" for d in deliverables
+            if d.fee_usd > limit * 1.01]
+    if not over:
+        return ""
+    return (f" Fees above the ${limit:,.0f} per creator ({', '.join(over)}) were agreed in "
+            "the approved outreach; the other lines take the difference.")
+
+
 def draft_plan(task: DraftTask) -> PlanDraft:
     i = task.input
     brand = brand_of(task.context)
@@ -55,7 +65,8 @@ def draft_plan(task: DraftTask) -> PlanDraft:
     offered = _offered_fees(outreach)
     fees = [offered.get(e["handle"]) or float(e.get("fee_usd") or 0)
             or per_creator_budget(budget, n) for e in shortlist]
-    scale = min(1.0, creator_share / sum(fees)) if sum(fees) else 1.0
+    # Fees the outreach offered are agreed terms: kept as they are (the other lines shrink).
+    scale = 1.0 if offered else min(1.0, creator_share / sum(fees)) if sum(fees) else 1.0
     deliverables = []
     for k, (e, fee) in enumerate(zip(shortlist, fees, strict=True)):
         # Where the outreach wrote them (their own channel when the campaign uses it).
@@ -88,7 +99,9 @@ def draft_plan(task: DraftTask) -> PlanDraft:
         title=f"Campaign plan: {name}",
         summary=(f"{_sentence_case(str(i.get('goal', '')))}. {len(deliverables)} creators post in "
                  f"weeks 3-4 after outreach by {chans or 'email'} ({n_msgs} approved messages). "
-                 f"Total budget ${budget:,.0f}, of which ${fees_total:,.0f} goes to creator fees."),
+                 f"Total budget ${budget:,.0f}, of which ${fees_total:,.0f} goes to creator fees."
+                 + _over_budget(deliverables, per_creator_budget(
+                     budget, int(i.get("num_creators") or n)))),
         schedule=[
             ScheduleItem(when="Week 1", activity="Send the approved outreach messages; follow up "
                                                  "after 3 days"),

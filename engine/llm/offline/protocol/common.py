@@ -222,6 +222,17 @@ _PRONOUNS = (("i'm", "you're"), ("i've", "you've"), ("i am", "you are"), ("i", "
              ("them", "you"), ("their", "your"), ("themselves", "yourself"))
 
 
+_THIRD = ((r"\b(?:him|her)self\b", "yourself"), (r"\bhis\b", "your"), (r"\bher\b", "your"),
+          (r"\b(?:he|she)\b", "you"))
+
+
+def third_to_second(text: str) -> str:
+    """The clinician's "his office", "when she feels" as the reader's "your", "you"."""
+    for pattern, repl in _THIRD:
+        text = re.sub(pattern, repl, text, flags=re.I)
+    return text
+
+
 def _to_second_person(text: str) -> str:
     """The clinician's "my clients... their" or a client's "I... my" as "you... your"."""
     for a, b in _PRONOUNS:

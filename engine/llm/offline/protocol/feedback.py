@@ -19,6 +19,7 @@ from engine.llm.offline.protocol.common import (
     _safe_fragment,
     _to_second_person,
     _topic_in,
+    third_to_second,
 )
 from engine.llm.offline.protocol.doc import _Doc
 
@@ -159,7 +160,7 @@ def _make_specific(doc: _Doc, ctx: _Context, target: str) -> None:
     safe = _safe_fragment(phrase or "", max_words=10)
     if not safe:
         return
-    safe = _to_second_person(safe)
+    safe = third_to_second(_to_second_person(safe))
     situated = replace(ctx, feared=safe, event=safe)
     name = situated.situated
     if name in ("exposure", "rumination"):

@@ -23,6 +23,7 @@ from engine.llm.offline.protocol.common import (
     choose_exercise,
     named_technique,
     situation_from_intent,
+    third_to_second,
 )
 
 # The person a request is for ("a widower who", "a single mum whose"): what follows is theirs.
@@ -36,8 +37,7 @@ _TECHNIQUE_LEAD = re.compile(
     re.I)
 _LEAD_VERB = re.compile(r"^(?:frets?|worr(?:y|ies)|thinks?|stresses?)\s+(?:about|over)\s+", re.I)
 _QUOTED = re.compile(r"(?:^|\s)[\"'\u2018\u201c](.{6,80}?)[\"'\u2019\u201d](?=[\s.,;:!?]|$)")
-_THIRD = ((r"\bhis\b", "your"), (r"\bher\b", "your"), (r"\b(?:he|she)\b", "you"),
-          (r"\b(?:him|her)self\b", "yourself"))
+
 
 
 _TRIGGER = re.compile(r"\b(?:when|whenever|after|if)\s+(?:(?:she|he|they|i|you)\s+)?(.+)", re.I)
@@ -59,13 +59,7 @@ def trigger_of(intent: str) -> str | None:
             pronoun = re.match(r"\s*(she|he|they|i|you)\b", m.group(0)[len(word):], re.I)
             verb = re.sub(r"^(\w+?)s\b", r"\1", safe) if pronoun else safe  # "feels" -> "feel"
             found = f"{word} {'you ' if pronoun else ''}{verb}"
-    return _third_to_second(found) if found else None
-
-
-def _third_to_second(text: str) -> str:
-    for pattern, repl in _THIRD:
-        text = re.sub(pattern, repl, text, flags=re.I)
-    return text
+    return third_to_second(found) if found else None
 
 
 def focus_of(intent: str, asked: Request) -> str | None:
@@ -90,7 +84,7 @@ def focus_of(intent: str, asked: Request) -> str | None:
     text = _PERSON.sub("", text, count=1)
     text = _FOR_PERSON.sub("", text, count=1)
     text = _LEAD_VERB.sub("", text, count=1).strip(" ,.:;")
-    text = _third_to_second(text)
+    text = third_to_second(text)
     if len(text) < 3 or len(text.split()) > 10:
         return None
     return text
