@@ -35,7 +35,10 @@ _TECHNIQUE_LEAD = re.compile(
     r"^(?:[\w'-]+\s+){0,3}?(?:record|activation|scheduling|solving|worksheet|routine|hygiene|"
     r"exercise|postponement|time|restructuring|plan|breathing|worries)\s*(?:for|about|on|:)?\s+",
     re.I)
-_LEAD_VERB = re.compile(r"^(?:frets?|worr(?:y|ies)|thinks?|stresses?)\s+(?:about|over)\s+", re.I)
+_LEAD_VERB = re.compile(
+    r"^(?:(?:stop|quit|keep)\s+\w+ing\s+(?:about|over|on)|(?:frets?|worr(?:y|ies)|thinks?|"
+    r"stresses?)\s+(?:about|over)|get\s+going\s+again\s+(?:on|with)|get\s+back\s+to|"
+    r"(?:cope|deal)\s+with|manage|face)\s+", re.I)
 _QUOTED = re.compile(r"(?:^|\s)[\"'\u2018\u201c](.{6,80}?)[\"'\u2019\u201d](?=[\s.,;:!?]|$)")
 
 
