@@ -8,7 +8,7 @@ from pathlib import Path
 import streamlit as st
 
 from engine.interfaces.serve import refusal
-from ui.budget_banner import budget_banner
+from ui.budget_banner import sidebar_budget_banner
 from ui.sidebar import render_sidebar
 from ui.startup import prepare_database
 from ui.worker import ensure_worker
@@ -57,5 +57,5 @@ page = st.navigation({section: pages for section, pages in nav.items() if pages}
 
 render_sidebar(ensure_worker())
 with st.sidebar:
-    budget_banner(compact=True)  # monthly budget alerts at 80% and 100%
+    sidebar_budget_banner(page.url_path)  # monthly budget alerts at 80% and 100%
 page.run()
