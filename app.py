@@ -32,11 +32,13 @@ SECTIONS: dict[str, list[tuple[str, str, str]]] = {
     "Operations": [
         ("pages/costs.py", "Costs", ":material/payments:"),
         ("pages/traces.py", "Traces", ":material/timeline:"),
+        ("pages/calibration.py", "Calibration", ":material/balance:"),  # ops: critics vs people
     ],
     "Configuration": [
         ("pages/prompts.py", "Prompts", ":material/chat:"),
         ("pages/brands.py", "Brands", ":material/storefront:"),
         ("pages/settings.py", "Settings", ":material/settings:"),
+        ("pages/team.py", "Team", ":material/group:"),  # ops: roles and approval policies
     ],
 }
 
