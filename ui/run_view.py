@@ -1,23 +1,19 @@
-"""The top of the Run page: header, live progress, the current draft with its flags, and the
+"""The top of the Run page: header, the current draft with its flags, and the
 scores against their thresholds."""
 
 from __future__ import annotations
 
 import importlib.util
-from datetime import UTC, datetime
 
 import streamlit as st
 
+from engine.exports.provenance import override_acts
 from engine.highlight import segments, unlocated
 from engine.nothing_to_review import nothing_to_review
 from engine.run_state import RunStatus
-from engine.views import DraftView, RunDetail, run_version
-from ui.format import NODE, duration, halt_reason, status_badge, usd
-from ui.live_draft import render_live_draft
+from engine.views import DraftView, RunDetail
+from ui.format import halt_reason, status_badge, usd
 from ui.markdown import demote_headings, escape_inline, flagged_draft
-from ui.worker import inapp_worker_enabled
-
-POLL = "1s"
 
 
 def author_label(d: DraftView) -> str:
@@ -27,6 +23,8 @@ def author_label(d: DraftView) -> str:
 def render_header(detail: RunDetail) -> None:
     st.title(escape_inline(detail.title), anchor=False)
     bits = [status_badge(detail.status), f":gray-badge[{detail.kind}]"]
+    if detail.status == RunStatus.APPROVED and override_acts(detail):
+        bits.insert(1, ":orange-badge[:material/gpp_maybe: with override]")
     reason = halt_reason(detail.halt_reason)
     if reason and detail.status in (RunStatus.REVIEW, RunStatus.FAILED):
         bits.append(f":gray-badge[{escape_inline(reason)}]")
@@ -68,50 +66,6 @@ def render_stages(detail: RunDetail) -> None:
     st.markdown("**Stages** " + " → ".join(chips))
 
 
-def _since(detail: RunDetail) -> datetime:
-    """When the current burst of work began: the run's creation or the last human act."""
-    start = detail.created_at
-    if detail.actions:
-        start = max(start, detail.actions[-1].at)
-    return start if start.tzinfo else start.replace(tzinfo=UTC)
-
-
-def render_progress(detail: RunDetail) -> None:
-    """Live progress, polling the run's version while it is active; any change reloads the
-    whole page (the draft, scores and forms come from the same fresh read)."""
-    active = detail.status in RunStatus.ACTIVE
-
-    @st.fragment(run_every=POLL if active else None)
-    def _live() -> None:
-        if active and run_version(detail.id) != detail.version:
-            st.rerun()
-        if active:
-            _draw_progress(detail)
-            render_live_draft(detail.id)  # the drafter's answer as it streams in
-
-    _live()
-
-
-def _draw_progress(detail: RunDetail) -> None:
-    elapsed = duration((datetime.now(UTC) - _since(detail)).total_seconds())
-    last = detail.steps[-1] if detail.steps else None
-    with st.container(border=True):
-        if detail.status == RunStatus.QUEUED:
-            where = ("the in-app worker picks it up in a moment" if inapp_worker_enabled()
-                     else "start a worker: `python -m engine worker`")
-            st.markdown(f":material/schedule: **Queued** · waiting {elapsed} · {where}")
-        else:
-            busy = last is not None and last.status == "running"
-            node = NODE.get(last.node, last.node) if last and busy else "Working"
-            step = f"step {last.seq}" if last else "starting"
-            st.markdown(f":material/autorenew: **{node}** · iteration {detail.iteration} of "
-                        f"{detail.max_iterations} · {step} · {elapsed} elapsed")
-        st.progress(min(1.0, detail.iteration / max(1, detail.max_iterations)))
-        done = [s for s in detail.steps if s.status == "done"]
-        if done:
-            st.caption(f"Last finished: {done[-1].node} — {escape_inline(done[-1].detail or '')}")
-
-
 def render_status_banner(detail: RunDetail) -> None:
     empty = nothing_to_review(detail)
     if empty:  # waiting for a person, but with no draft: say why and what to do instead
@@ -120,24 +74,49 @@ def render_status_banner(detail: RunDetail) -> None:
     reason = halt_reason(detail.halt_reason)
     if detail.status == RunStatus.REVIEW:
         msg = f"Waiting for your review: {reason}." if reason else "Waiting for your review."
-        if detail.halt_reason in ("max_iterations", "budget_reached", "stalled"):
-            best = detail.draft(detail.best_draft_id)
-            if best and best.id != detail.current_draft_id:
-                msg += f" v{best.version} scored best of this cycle; see Versions & diff."
-            st.warning(msg, icon=":material/pan_tool:")
+        cur = detail.current
+        flagged = [f for f in cur.flags if f.blocking] if cur else []
+        if flagged and cur:  # e.g. a person's edit the checks flagged: not a blue "all fine"
+            n = len(flagged)
+            msg += (f" v{cur.version} has {n} open flag{'s' if n != 1 else ''}: approving it "
+                    "needs an override reason.")
+        limit = detail.halt_reason in ("max_iterations", "budget_reached", "stalled")
+        best = detail.draft(detail.best_draft_id)
+        if limit and best and best.id != detail.current_draft_id:
+            msg += f" v{best.version} scored best of this cycle; see Versions & diff."
+        if limit or flagged:
+            st.warning(msg, icon=":material/flag:" if flagged else ":material/pan_tool:")
         else:
             st.info(msg, icon=":material/rate_review:")
     elif detail.status == RunStatus.FAILED:
         st.error(f"A step failed: {detail.error or reason}. Retry it, edit the draft, or "
                  "reject the run.", icon=":material/error:")
     elif detail.status == RunStatus.APPROVED:
-        who = next((a for a in reversed(detail.actions) if a.action.startswith("approve")), None)
-        ver = detail.draft(detail.approved_draft_id)
-        by = f" by {who.actor} on {who.at:%d %b %Y %H:%M} UTC" if who else ""
-        st.success(f"Approved{by}" + (f" (v{ver.version})." if ver else "."),
-                   icon=":material/check_circle:")
+        render_approved_banner(detail)
     elif detail.status == RunStatus.REJECTED:
         st.info("Rejected. Nothing from this run will be used.", icon=":material/block:")
+
+
+def render_approved_banner(detail: RunDetail) -> None:
+    """Green for a clean approval; orange, naming what was overridden and why, for an approval
+    given over an open flag (it must never read like a clean one)."""
+    who = next((a for a in reversed(detail.actions) if a.action.startswith("approve")), None)
+    ver = detail.draft(detail.approved_draft_id)
+    by = f" by {escape_inline(who.actor)} on {who.at:%d %b %Y %H:%M} UTC" if who else ""
+    at = f" (v{ver.version})" if ver else ""
+    overrides = override_acts(detail)
+    if not overrides:
+        st.success(f"Approved{by}{at}.", icon=":material/check_circle:")
+        return
+    ids = {a.draft_id for a in overrides}
+    flagged = [f for d in detail.drafts if d.id in ids for f in d.flags if f.blocking]
+    cats = sorted({f.category.replace("_", " ") for f in flagged})
+    over = (f"{len(flagged)} open flag{'s' if len(flagged) != 1 else ''} "
+            f"({escape_inline(', '.join(cats))})" if flagged else "an open flag")
+    reasons = "  \n".join(f"Override reason by **{escape_inline(a.actor)}**: "
+                          f"“{escape_inline(a.comment or '')}”" for a in overrides)
+    st.warning(f"**Approved with an override**{by}{at}: approved over {over} the checks "
+               f"raised.  \n{reasons}", icon=":material/gpp_maybe:")
 
 
 def pick_version(detail: RunDetail) -> DraftView | None:

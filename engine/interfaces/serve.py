@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from engine.config import settings
+from engine.config import child_environment, settings
 
 APP = Path(__file__).resolve().parents[2] / "app.py"
 PROVIDER_KEYS = ("client_id", "client_secret", "server_metadata_url")
@@ -79,6 +79,12 @@ def _commands(port: int, address: str) -> list[list[str]]:
     ]
 
 
+def app_env(worker_pid: int) -> dict[str, str]:
+    """The app's environment: it has a worker process beside it, so it starts none of its
+    own (an in-app thread as well would be a second, smaller worker in the web server)."""
+    return child_environment({"DRAFTROOM_SERVE_WORKER_PID": str(worker_pid)})
+
+
 def serve(port: int) -> int:
     """Migrate, then run the worker and the app until either ends or this process is
     stopped (SIGINT, SIGTERM); then stop the other. Returns the exit code."""
@@ -93,7 +99,9 @@ def serve(port: int) -> int:
     stop = threading.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, lambda *_: stop.set())
-    procs = [subprocess.Popen(cmd) for cmd in _commands(port, address)]
+    worker_cmd, app_cmd = _commands(port, address)
+    worker = subprocess.Popen(worker_cmd)
+    procs = [worker, subprocess.Popen(app_cmd, env=app_env(worker.pid))]
     print(f"Draftroom on http://{address}:{port} with a worker (pid {procs[0].pid}); "
           "Ctrl+C stops both.", flush=True)
     try:

@@ -119,6 +119,8 @@ def cmd_list(a: argparse.Namespace) -> int:
     print(f"{'id':>6}  {'kind':<9} {'status':<16} {'it':>2}  scores")
     for r in runs:
         flags = f"  flags={r.open_flags}" if r.open_flags else ""
+        if r.overridden:  # approved over them: not open, and not a clean approval either
+            flags = f"  approved-with-override(flags={r.open_flags})"
         print(
             f"{r.id:>6}  {r.kind:<9} {r.status:<16} {r.iteration:>2}  "
             f"{_fmt_scores(r.scores)}{flags}"
