@@ -494,3 +494,24 @@ class IntakeRecord(SQLModel, table=True):
     value: Any = Field(default=None, sa_type=JSONType)
     source: str = Field(max_length=24)  # user_input | inference | user_confirmation | brand_profile
     at: datetime = Field(default_factory=utcnow)
+
+
+# -- ops: who changed roles and approval policies (engine/team_trail.py; the Team page) ---------
+
+
+class RoleChange(SQLModel, table=True):
+    """One change to who may do what: a role given or taken away, an approval policy set.
+    Roles themselves live in Role (the current state); this is the trail of how they got so."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    at: datetime = Field(default_factory=utcnow, index=True)
+    actor: str = Field(max_length=120)
+    """Who made the change (engine.identity.person_key)."""
+    verified: bool = False
+    """True only when the actor's name came from a sign-in."""
+    action: str = Field(max_length=16)
+    """grant | revoke | policy"""
+    person: str | None = Field(default=None, max_length=120)
+    role: str | None = Field(default=None, max_length=16)
+    detail: str = ""
+    """For a policy: what it now says (ApprovalPolicy.describe)."""

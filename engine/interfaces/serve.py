@@ -11,45 +11,13 @@ import signal
 import subprocess
 import sys
 import threading
-import tomllib
-from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 from engine.config import child_environment, settings
+from engine.signin import auth_problem  # the one definition of "sign-in configured"
 
 APP = Path(__file__).resolve().parents[2] / "app.py"
-PROVIDER_KEYS = ("client_id", "client_secret", "server_metadata_url")
 GRACE_SECONDS = 10.0
-
-
-def secrets_files(cwd: Path | None = None) -> list[Path]:
-    """Where Streamlit reads secrets.toml from, the later overriding the earlier."""
-    return [Path.home() / ".streamlit" / "secrets.toml",
-            (cwd or Path.cwd()) / ".streamlit" / "secrets.toml"]
-
-
-def _auth_section(cwd: Path | None) -> dict[str, Any]:
-    auth: dict[str, Any] = {}
-    for path in secrets_files(cwd):
-        if path.is_file():
-            with path.open("rb") as fh:
-                section = tomllib.load(fh).get("auth")
-            if isinstance(section, Mapping):
-                auth.update(section)
-    return auth
-
-
-def auth_problem(cwd: Path | None = None) -> str | None:
-    """What sign-in lacks, as Streamlit's st.login would find it; None when configured."""
-    auth = _auth_section(cwd)
-    if not auth:
-        return "there is no [auth] section in .streamlit/secrets.toml"
-    missing = [k for k in ("redirect_uri", "cookie_secret") if not auth.get(k)]
-    providers = [v for v in auth.values() if isinstance(v, Mapping)] or [auth]
-    if not any(all(p.get(k) for k in PROVIDER_KEYS) for p in providers):
-        missing.append("a provider's " + ", ".join(PROVIDER_KEYS))
-    return f"[auth] lacks {'; '.join(missing)}" if missing else None
 
 
 def refusal(address: str, cwd: Path | None = None) -> str | None:
