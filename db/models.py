@@ -79,6 +79,9 @@ class Draft(SQLModel, table=True):
     # The critics' verdict on this version where their rubric has one (a campaign Evaluator):
     # REVISE when any said so, else PASS; None when no critic gives one. Binds the gate.
     verdict: str | None = Field(default=None, max_length=16)
+    # A person's version: how much of its parent they kept (engine.text.similarity, 1.0 =
+    # unchanged); None for agents' versions. The Calibration view averages it.
+    edit_ratio: float | None = None
 
     __table_args__ = (UniqueConstraint("run_id", "version", name="uq_draft_run_version"),)
 
