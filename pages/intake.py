@@ -39,14 +39,16 @@ except NotFound as exc:
 
 chat, card = st.columns([3, 2], gap="large")
 with chat:
-    render_messages(view)
+    # A scrolling box keeps the card beside the latest messages however long the chat gets.
+    with st.container(height=560, border=False):
+        render_messages(view)
     render_input(view, actor)
-with card:
-    render_card(view)
     if view.run_id:
         st.success(f"Campaign started: run {view.run_id}.", icon=":material/campaign:")
         st.page_link("pages/run.py", query_params={"run": str(view.run_id)},
                      label="Open the campaign", icon=":material/article:")
+with card:
+    render_card(view)
     if st.button("Start another chat", icon=":material/add:", key="intake_new"):
         st.query_params.pop(PARAM, None)
         st.rerun()

@@ -17,6 +17,7 @@ from ui import reviewer
 from ui.format import STATUS
 from ui.markdown import escape_inline
 from ui.ops_figures import seconds, trace_timeline_figure, usd
+from ui.team_view import render_team_calls  # team (issue 18)
 
 WINDOW = 25  # steps drawn at once; a long run gets a slider
 CALL_KEY = "trace_call"
@@ -159,6 +160,7 @@ if steps:
         st.session_state[CALL_KEY] = clicked[0]
 else:
     st.info("This run has no steps yet.")
+render_team_calls(run_id)  # team (issue 18): calls nested under the member that made them
 
 if calls:
     seq = {s.id: s.seq for s in trace.steps}

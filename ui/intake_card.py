@@ -19,7 +19,9 @@ def render_card(view: IntakeView) -> None:
     have = sum(1 for f in wanted if f.name in view.values)
     st.subheader("Business card" if not view.brand_picked else "Campaign card", anchor=False)
     st.progress(have / len(wanted), text=f"{have} of {len(wanted)} filled in")
-    latest = {r.field: r for r in view.records}
+    # Where each value came from: its latest reading (a confirmation re-records every value).
+    latest = {r.field: r for r in view.records if r.source != "user_confirmation"}
+    confirmed = {r.field for r in view.records if r.source == "user_confirmation"}
     asking = set(view.messages[-1].asks) if view.messages else set()
     for f in wanted:
         rec = latest.get(f.name)
@@ -32,6 +34,8 @@ def render_card(view: IntakeView) -> None:
         earlier = list(dict.fromkeys(shown(f.name, r.value) for r in view.records
                                      if r.field == f.name and r.value != rec.value))
         how = f"{SOURCES.get(rec.source, rec.source)}, message {rec.message_index}"
+        if f.name in confirmed:
+            how += " · confirmed"
         if earlier:  # superseded values stay in the history
             how += " · was " + escape_inline(", ".join(earlier))[:200]
         st.caption(how)

@@ -51,6 +51,13 @@ def render_sidebar(worker: WorkerStatus) -> None:
 
 
 def _worker_line(w: WorkerStatus) -> str:
+    # -- concurrency helper: `make run`'s worker process beside the app (ui/worker.py) --
+    if w.process is not None:
+        return (f":material/autorenew: Worker process {w.process} running beside the app: "
+                "queued runs start on their own." if w.alive else
+                f":red[:material/error: The worker process {w.process} has stopped: restart "
+                "`make run`.]")
+    # -- end concurrency helper --
     if not w.enabled:
         return (":material/pause_circle: In-app worker off (DRAFTROOM_INAPP_WORKER=0): runs "
                 "wait for `python -m engine worker`.")

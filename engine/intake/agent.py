@@ -39,8 +39,8 @@ def fields_to_ask(missing: list[str]) -> list[str]:
 def _ack(new: dict[str, Any]) -> str:
     if not new:
         return ""
-    parts = [f"{spec(f).label.lower()} {shown(f, v)}" for f, v in new.items()]
-    return "Got it: " + "; ".join(parts) + ". "
+    parts = [f"{spec(f).label}: {shown(f, v)}" for f, v in new.items()]
+    return "Noted (" + "; ".join(parts) + "). "
 
 
 def _questions(asks: list[str]) -> str:

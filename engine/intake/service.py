@@ -83,7 +83,8 @@ def _brands() -> BrandLookup:
 
 def _view(row: Intake, conv: store.Conversation) -> IntakeView:
     values = conv.values
-    picked = row.brand_id is not None
+    # Picked at the start or in the chat (a card saved as a new brand is not a pick).
+    picked = any(r.source == "brand_profile" for r in conv.records)
     return IntakeView(id=row.id, status=row.status, brand_id=row.brand_id, run_id=row.run_id,  # type: ignore[arg-type]
                       label=row.label, created_by=row.created_by, updated_at=row.updated_at,
                       messages=conv.messages, records=conv.records, values=values,

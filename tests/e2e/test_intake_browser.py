@@ -55,7 +55,7 @@ def _say(page, text: str) -> None:  # type: ignore[no-untyped-def]
 
 
 def _shot_intake(page, artifacts: Path, name: str) -> None:  # type: ignore[no-untyped-def]
-    page.wait_for_timeout(400)
+    page.wait_for_timeout(1500)  # the card column redraws after the chat
     page.screenshot(path=str(artifacts / f"intake-{name}.png"))
 
 
@@ -80,7 +80,7 @@ def test_from_an_empty_chat_to_an_approved_plan(browser, app: AppServer, artifac
     expect(page.get_by_text("Is all of this right?")).to_be_visible()
     _shot_intake(page, artifacts, "03-confirm")
     _say(page, "yes, go ahead")
-    expect(page.get_by_text("Campaign started: run")).to_be_visible()
+    expect(page.get_by_test_id("stAlertContentSuccess")).to_contain_text("Campaign started: run")
     _shot_intake(page, artifacts, "04-started")
 
     page.get_by_role("link", name="Open the campaign").click()
