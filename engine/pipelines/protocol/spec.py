@@ -12,6 +12,7 @@ from engine.pipelines.base import AgentSpec, DraftTask, Pipeline, StageSpec
 from engine.pipelines.protocol.critics import CLINICAL_CRITIC, SAFETY_GUARDIAN
 from engine.pipelines.protocol.models import ProtocolDraft, ProtocolInput
 from engine.pipelines.protocol.text import render_protocol
+from engine.text import run_title
 
 DRAFTER_PROMPT = """You are the Drafter on a clinical team writing CBT exercises for clients.
 Write one structured, evidence-based exercise for the intent and audience given.
@@ -68,6 +69,6 @@ PROTOCOL = Pipeline(
             max_iterations=MAX_ITERATIONS,
         ),
     ),
-    title=lambda i: (i.intent if len(i.intent) <= 80 else i.intent[:77] + "..."),
+    title=lambda i: run_title(i.intent),
     exports=PROTOCOL_EXPORTS,
 )
