@@ -315,6 +315,13 @@ OPS_INDEXES = (
     Index("ix_run_ops", Run.created_at, Run.kind, Run.cost_usd, Run.status),
     Index("ix_humanaction_ops", HumanAction.action, HumanAction.at, HumanAction.run_id),
 )
+# -- perf (issue 15, pages at scale): the queue's page of runs sorted by status and last
+# update without reading the rows (covering), and its reviewer filter's list of people.
+QUEUE_INDEXES = (
+    Index("ix_run_status_updated", Run.status, Run.updated_at, Run.id),
+    Index("ix_run_created_by", Run.created_by),
+    Index("ix_humanaction_actor", HumanAction.actor),
+)
 
 
 # -- realmodel (issue 16): what a server can do, and every HTTP request of a model call -------
