@@ -63,6 +63,7 @@ def test_from_an_empty_chat_to_an_approved_plan(browser, app: AppServer, artifac
     ctx, page = _open(browser, app)
     page.get_by_role("link", name="New campaign").click()
     expect(page.get_by_role("heading", name="New campaign")).to_be_visible()
+    _shot_intake(page, artifacts, "00-start")
     page.get_by_role("button", name="Start the chat").click()
     expect(page.get_by_text("What is the business called?")).to_be_visible()
     _shot_intake(page, artifacts, "01-empty-chat")
