@@ -32,7 +32,7 @@ from engine.pipelines.registry import PIPELINES, get_pipeline
 from engine.redact import redact_input, redact_secrets_text, redact_text
 from engine.run_state import Node, RunStatus
 from engine.signin import require_verified
-from engine.text import clean_text, content_hash
+from engine.text import clean_text, content_hash, similarity
 from engine.validation import parse_input
 
 MAX_DRAFT_CHARS = 50_000
@@ -349,6 +349,7 @@ def edit(
             parent_id=base.id,
             content_hash=content_hash(text),
             iteration=run.iteration,
+            edit_ratio=similarity(base.content, text),  # how much the person kept
         )
         s.add(draft)
         s.flush()

@@ -134,6 +134,9 @@ def pick_version(detail: RunDetail) -> DraftView | None:
 
     current = detail.current
     index = stage.index(current) if current in stage else len(stage) - 1
+    # ops: the Calibration page links to a version (?version=N)
+    wanted = st.query_params.get("version")
+    index = next((i for i, d in enumerate(stage) if str(d.version) == wanted), index)
     return st.selectbox("Version", stage, index=index, format_func=label,
                         help="Look at, edit or approve any version of this stage.")
 
