@@ -7,6 +7,7 @@ import importlib.util
 
 import streamlit as st
 
+from engine.checks.crisis import region_of
 from engine.exports.provenance import override_acts
 from engine.highlight import segments, unlocated
 from engine.nothing_to_review import nothing_to_review
@@ -36,6 +37,8 @@ def render_header(detail: RunDetail) -> None:
     meta += [f"cost {usd(detail.cost_usd)}", f"{detail.tokens:,} tokens in {detail.calls} calls"]
     if detail.budget_usd is not None:
         meta.append(f"budget {usd(detail.budget_usd)}")
+    if detail.kind == "protocol":  # whose crisis lines the safety note gives and is checked for
+        meta.append(f"crisis lines for {escape_inline(region_of(detail.input).name)}")
     st.markdown(" ".join(bits) + "  \n" + " · ".join(meta))
     if len(detail.stages) > 1 and detail.stage in detail.stages:  # else render_unknown says
         render_stages(detail)
