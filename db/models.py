@@ -79,6 +79,9 @@ class Draft(SQLModel, table=True):
     # The critics' verdict on this version where their rubric has one (a campaign Evaluator):
     # REVISE when any said so, else PASS; None when no critic gives one. Binds the gate.
     verdict: str | None = Field(default=None, max_length=16)
+    # A person's version: how much of its parent they kept (engine.text.similarity, 1.0 =
+    # unchanged); None for agents' versions. The Calibration view averages it.
+    edit_ratio: float | None = None
 
     __table_args__ = (UniqueConstraint("run_id", "version", name="uq_draft_run_version"),)
 
@@ -311,6 +314,13 @@ class CallLatency(SQLModel, table=True):
 OPS_INDEXES = (
     Index("ix_run_ops", Run.created_at, Run.kind, Run.cost_usd, Run.status),
     Index("ix_humanaction_ops", HumanAction.action, HumanAction.at, HumanAction.run_id),
+)
+# -- perf (issue 15, pages at scale): the queue's page of runs sorted by status and last
+# update without reading the rows (covering), and its reviewer filter's list of people.
+QUEUE_INDEXES = (
+    Index("ix_run_status_updated", Run.status, Run.updated_at, Run.id),
+    Index("ix_run_created_by", Run.created_by),
+    Index("ix_humanaction_actor", HumanAction.actor),
 )
 
 

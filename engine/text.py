@@ -29,3 +29,15 @@ def run_title(text: str) -> str:
     and the queue's hover see all of it (lists cut it for show, ui/queue_view.short)."""
     flat = " ".join(text.split())
     return flat if len(flat) <= TITLE_MAX else flat[:TITLE_MAX - 1].rstrip() + "…"
+
+
+
+def similarity(old: str, new: str) -> float:
+    """How much of `old` a person kept in `new`: difflib's ratio over the two texts, in
+    [0, 1] (1.0 unchanged, near 0 rewritten). Kept on the person's version as
+    Draft.edit_ratio, which the Calibration view averages (engine/calibration.py)."""
+    import difflib
+
+    if not old and not new:
+        return 1.0
+    return round(difflib.SequenceMatcher(None, old, new, autojunk=False).ratio(), 4)

@@ -15,6 +15,7 @@ from ui import reviewer
 from ui.budget_banner import budget_banner, budget_meter
 from ui.model_server import model_server_section
 from ui.ops_figures import usd
+from ui.region_settings import region_settings_section
 
 st.title("Settings")
 who = reviewer.reviewer()
@@ -125,6 +126,10 @@ with st.form("add_price", clear_on_submit=False):
             st.rerun()
         except ServiceError as exc:
             st.error(str(exc))
+
+# -- crisis resources by region (review helper: one hook) -----------------------------------
+
+region_settings_section(who)
 
 # -- model server ---------------------------------------------------------------------------
 

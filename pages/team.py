@@ -73,7 +73,8 @@ if may_manage:
         st.markdown("**Give a role**")
         person = st.text_input("Person", max_chars=120, placeholder="Name as they sign in",
                                value="" if team.configured else me)
-        role = st.selectbox("Role", identity.ROLES, format_func=lambda r: f"{r}: {ROLE_HELP[r]}")
+        role = st.selectbox("Role", identity.ROLES, format_func=lambda r: f"{r}: {ROLE_HELP[r]}",
+                            index=identity.ROLES.index("admin") if not team.configured else 0)
         if st.form_submit_button("Give role", icon=":material/person_add:", type="primary"):
             _act(f"Gave {person.strip()} the {role} role.", identity.grant, person=person,
                  role=role)
@@ -93,7 +94,8 @@ st.subheader("Who approves", anchor=False)
 cols = st.columns(len(team.policies))
 for col, policy in zip(cols, team.policies, strict=True):
     with col.container(border=True):
-        st.markdown(f"**{policy.kind.title()}s**: {escape_inline(policy.describe())}.")
+        said = policy.describe().removeprefix(f"{policy.kind}: ")
+        st.markdown(f"**{policy.kind.title()}s**: {escape_inline(said)}.")
         if not may_manage:
             continue
         with st.form(f"policy_{policy.kind}"):
