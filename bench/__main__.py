@@ -32,6 +32,8 @@ BENCHES: dict[str, str] = {
     "refused_format": "bench.refused_format",
     "throughput": "bench.throughput",
     "memory": "bench.memory",
+    "concurrency": "bench.concurrency",  # many runs at once in one worker (issue 16 item 6)
+    "streaming": "bench.streaming",  # server send -> Chromium DOM (issue 16)
     "ops": "bench.bench_ops",  # another module's rows (Costs page and friends), when present
     "pages": "bench.bench_pages",  # every page at scale in Chromium (issue 15)
 }

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import bisect
 import math
+import re
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -22,6 +23,7 @@ STEP_FAILED = "#fca5a5"
 # Agents' colours on the timeline: no red or pink, which mean an error there.
 AGENT_PALETTE = ("#2563eb", "#059669", "#7c3aed", "#d97706", "#0891b2", "#65a30d", "#475569")
 TOKEN_COLORS = {"uncached input": "#2563eb", "cached input": "#93c5fd", "output": "#d97706"}
+LABEL_PX = 12  # bar labels' font size, which the right margin is computed from
 _LAYOUT = {"margin": {"l": 10, "r": 10, "t": 40, "b": 10}, "hovermode": "closest",
            "legend": {"orientation": "h", "y": -0.15}}
 
@@ -105,13 +107,15 @@ def cost_bars_figure(df: pd.DataFrame, dim: str) -> go.Figure:
     fig = go.Figure(go.Bar(
         x=[0.0 if math.isnan(c) else c for c in costs], y=labels, orientation="h",
         text=text, textposition="outside", cliponaxis=False, meta={"dim": dim},
+        textfont={"size": LABEL_PX},
         marker={"color": ["#94a3b8" if math.isnan(c) else PALETTE[0] for c in costs]},
         customdata=list(zip(rows["calls"], rows["error_rate"], strict=True)),
         hovertemplate="%{y}: %{text}<br>%{customdata[0]:,} calls · "
                       "%{customdata[1]:.1%} errors<extra></extra>",
     ))
     fig.update_layout(title=title, xaxis={"tickprefix": "$", "rangemode": "tozero"},
-                      height=max(220, 60 + 28 * len(rows)), **_LAYOUT)
+                      height=max(220, 60 + 28 * len(rows)),
+                      **{**_LAYOUT, "margin": label_margin(text)})
     return fig
 
 
@@ -176,13 +180,39 @@ def error_rate_figure(df: pd.DataFrame) -> go.Figure:
         x=list(rows["error_rate"]), y=[plain(str(m)) for m in rows["model"]], orientation="h",
         marker={"color": [ERROR_RED if r >= 0.05 else "#f59e0b" if r >= 0.02 else "#64748b"
                           for r in rows["error_rate"]]},
-        text=[f"{r:.1%}" for r in rows["error_rate"]], textposition="outside", cliponaxis=False,
+        text=(text := [f"{r:.1%}" for r in rows["error_rate"]]), textposition="outside",
+        cliponaxis=False, textfont={"size": LABEL_PX},
         customdata=list(zip(rows["errors"], rows["calls"], strict=True)),
         hovertemplate="%{y}: %{x:.2%} (%{customdata[0]:,} of %{customdata[1]:,})<extra></extra>",
     ))
-    fig.update_layout(title=title, xaxis={"tickformat": ".0%", "rangemode": "tozero"},
-                      height=max(220, 60 + 28 * len(rows)), **_LAYOUT)
+    ticks = share_ticks(float(rows["error_rate"].max()))
+    fig.update_layout(title=title, xaxis={"tickvals": [v for v, _ in ticks],
+                                          "ticktext": [t for _, t in ticks],
+                                          "range": [0, ticks[-1][0]]},
+                      height=max(220, 60 + 28 * len(rows)),
+                      **{**_LAYOUT, "margin": label_margin(text)})
     return fig
+
+
+def label_margin(labels: list[str]) -> dict[str, int]:
+    """The layout margin with room on the right for the longest label drawn past its bar:
+    with Plotly's 10 px there, "$27.30" or "6.6%" is cut off at the figure's edge."""
+    widest = max((len(t) for t in labels), default=0)
+    return {**_LAYOUT["margin"], "r": 10 + math.ceil(widest * LABEL_PX * 0.62)}
+
+
+def share_ticks(top: float, *, count: int = 4) -> list[tuple[float, str]]:
+    """Axis ticks from 0 past `top` (a share, 0.012 = 1.2%) at a round step, each label
+    distinct: Plotly's ".0%" format named 0.5% and 1% both "1%" when one model was shown."""
+    top = top if top > 0.001 else 0.01 if top == 0 else 0.001  # no errors: 0-1%
+    raw = top / count
+    magnitude = 10 ** math.floor(math.log10(raw))
+    step = next(m * magnitude for m in (1, 2, 2.5, 5, 10) if m * magnitude >= raw)
+    decimals = max(0, -math.floor(math.log10(step * 100) + 1e-9))
+    if round(step * 100, decimals) != step * 100:  # 2.5 steps need one more digit
+        decimals += 1
+    n = math.ceil(top / step - 1e-9)
+    return [(i * step, f"{i * step * 100:.{decimals}f}%" if i else "0%") for i in range(n + 1)]
 
 
 def _money(value: object) -> str:
@@ -395,3 +425,16 @@ def cache_share_markdown(df: pd.DataFrame) -> str:
             rows["agent"], rows["cached_tokens"], rows["prompt_tokens"], strict=True)
     ]
     return " · ".join(cells)
+
+
+def scroll_script(anchor: str, call_id: int) -> str:
+    """A script that scrolls the element with id `anchor` to the top of the window once it is
+    drawn (Streamlit draws the elements after this one a moment later). `anchor` is ours and
+    `call_id` an int, so nothing typed by anyone goes into the script."""
+    if not re.fullmatch(r"[a-z0-9-]+", anchor):
+        raise ValueError(f"not an anchor id: {anchor!r}")
+    return (f"<script>/* call {int(call_id)} */ (() => {{ let tries = 0; const go = () => {{ "
+            f"const el = document.getElementById('{anchor}'); "
+            "if (el) { el.scrollIntoView({behavior: 'instant', block: 'start'}); } "
+            "else if (tries++ < 40) { setTimeout(go, 50); } }; setTimeout(go, 100); })();"
+            "</script>")

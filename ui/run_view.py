@@ -7,6 +7,7 @@ import importlib.util
 
 import streamlit as st
 
+from engine.checks.crisis import region_of
 from engine.exports.provenance import override_acts
 from engine.highlight import segments, unlocated
 from engine.nothing_to_review import nothing_to_review
@@ -36,6 +37,8 @@ def render_header(detail: RunDetail) -> None:
     meta += [f"cost {usd(detail.cost_usd)}", f"{detail.tokens:,} tokens in {detail.calls} calls"]
     if detail.budget_usd is not None:
         meta.append(f"budget {usd(detail.budget_usd)}")
+    if detail.kind == "protocol":  # whose crisis lines the safety note gives and is checked for
+        meta.append(f"crisis lines for {escape_inline(region_of(detail.input).name)}")
     st.markdown(" ".join(bits) + "  \n" + " · ".join(meta))
     if len(detail.stages) > 1 and detail.stage in detail.stages:  # else render_unknown says
         render_stages(detail)
@@ -134,6 +137,9 @@ def pick_version(detail: RunDetail) -> DraftView | None:
 
     current = detail.current
     index = stage.index(current) if current in stage else len(stage) - 1
+    # ops: the Calibration page links to a version (?version=N)
+    wanted = st.query_params.get("version")
+    index = next((i for i, d in enumerate(stage) if str(d.version) == wanted), index)
     return st.selectbox("Version", stage, index=index, format_func=label,
                         help="Look at, edit or approve any version of this stage.")
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import streamlit as st
 
 from db.session import describe_database
@@ -9,6 +11,9 @@ from ui import reviewer
 from ui.backend import backend_info
 from ui.markdown import escape_inline
 from ui.worker import WorkerStatus
+
+TEAM_PAGE = "pages/team.py"
+_ROOT = Path(__file__).resolve().parent.parent
 
 
 def render_sidebar(worker: WorkerStatus) -> None:
@@ -37,6 +42,9 @@ def render_sidebar(worker: WorkerStatus) -> None:
             pass  # the sign-in line above says it
         else:
             st.caption(f":material/badge: {escape_inline(reviewer.roles_line(name))}")
+        if name and (_ROOT / TEAM_PAGE).is_file():
+            # Where roles are given: "Ask an admin" names the admins there.
+            st.page_link(TEAM_PAGE, label="Team: roles and approvers", icon=":material/group:")
         st.divider()
         info = backend_info()
         if info.error:

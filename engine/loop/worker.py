@@ -180,7 +180,20 @@ class Worker:
         from db.migrate import on_start
 
         on_start()  # SQLite: migrate now; PostgreSQL: refuse to work on an old schema
+        _warm_up()
         _Dispatcher(self, stop, exit_when_idle).run()
+
+
+def _warm_up() -> None:
+    """Load what the checks load on first use (the safety screen's model) before the first
+    claim: else the first runs of a fresh process wait for it, each pool thread loading it at
+    once, and their leases run while they do."""
+    from engine.checks.screen import screen
+
+    try:
+        screen("protocol", "Warming up the deterministic checks.")
+    except Exception:  # a check that cannot load says so when a run needs it
+        log.warning("the checks did not warm up", exc_info=True)
 
 
 class _Claim:

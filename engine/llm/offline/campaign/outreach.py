@@ -27,7 +27,7 @@ from engine.pipelines.base import DraftTask, NoteOut
 from engine.pipelines.campaign.brands import BrandOut
 from engine.pipelines.campaign.channels import LABELS
 from engine.pipelines.campaign.compliance import DISCLOSURE
-from engine.pipelines.campaign.creators import per_creator_budget
+from engine.pipelines.campaign.creators import per_creator_budget, reach_channel
 from engine.pipelines.campaign.models import (
     OutreachDraft,
     OutreachMessageOut,
@@ -143,13 +143,12 @@ def _targets(notes: list[NoteOut], handle: str, channel: str) -> bool:
 
 
 def creator_channels(entry: dict[str, Any], channels: list[str]) -> list[str]:
-    """Where a creator is written, first the channel the plan contacts them by: their own
-    when the campaign uses it. Every chosen channel that reaches creators, never an internal
-    one (Teams reaches colleagues, not creators)."""
+    """Where a creator is written, first the channel the shortlist and the plan name
+    (creators.reach_channel), then the campaign's other channels that reach creators (never
+    an internal one: Teams reaches colleagues, not creators)."""
     audience = coverage_data()["channel_audience"]
-    external = [c for c in channels if audience.get(c) != "internal"] or ["email"]
-    own = entry.get("contact_channel")
-    return [own, *(c for c in external if c != own)] if own in external else external
+    first = reach_channel(str(entry.get("contact_channel") or ""), channels) or "email"
+    return [first, *(c for c in channels if c != first and audience.get(c) != "internal")]
 
 
 def draft_outreach(task: DraftTask) -> OutreachDraft:
@@ -169,7 +168,7 @@ def draft_outreach(task: DraftTask) -> OutreachDraft:
     for e in shortlist:
         if e["handle"] in fees:
             e = e | {"offered_fee": fees[e["handle"]]}
-        for ch in [c for c in channels if c in creator_channels(e, channels)] or ["email"]:
+        for ch in creator_channels(e, channels):
             kept = previous.get(e["handle"], ch) if previous else None
             redo = (kept is None or not kept.body or _targets(task.notes, e["handle"], ch)
                     or generic_note or bool(extra) or short or e["handle"] in fees)

@@ -7,11 +7,11 @@ from typing import Any
 
 from engine.llm.offline.campaign.brief import success_metrics
 from engine.llm.offline.campaign.common import _sentence_case, brand_name_of, brand_of, goal_date
-from engine.llm.offline.campaign.outreach import PLATFORM_SHORT, creator_channels
+from engine.llm.offline.campaign.outreach import PLATFORM_SHORT
 from engine.markdown import list_items
 from engine.pipelines.base import DraftTask
 from engine.pipelines.campaign.channels import LABELS
-from engine.pipelines.campaign.creators import per_creator_budget
+from engine.pipelines.campaign.creators import per_creator_budget, reach_channel
 from engine.pipelines.campaign.models import (
     BudgetLine,
     CreatorDeliverable,
@@ -69,8 +69,7 @@ def draft_plan(task: DraftTask) -> PlanDraft:
     scale = 1.0 if offered else min(1.0, creator_share / sum(fees)) if sum(fees) else 1.0
     deliverables = []
     for k, (e, fee) in enumerate(zip(shortlist, fees, strict=True)):
-        # Where the outreach wrote them (their own channel when the campaign uses it).
-        via = creator_channels(e, campaign_channels)[0]
+        via = reach_channel(str(e.get("contact_channel") or ""), campaign_channels) or "email"
         deliverables.append(CreatorDeliverable(
             creator_handle=e["handle"], creator_name=e.get("name", ""),
             deliverables=PLATFORM_SHORT.get(e.get("platform", ""), "1 sponsored post"),
