@@ -110,19 +110,21 @@ def _call_click(page: Any, base: str, big_run_id: int) -> float:
 
 
 def _costs_filter(page: Any, base: str) -> float:
-    """Pick one kind in the Costs filter: from the choice to every chart redrawn."""
+    """Pick one kind in the Costs filter: from the choice to the spend chart redrawn for
+    that kind alone (one series instead of one per kind) and the page's script done."""
     page.goto(f"{base}/costs")
     page.wait_for_function(f"document.querySelectorAll('{CHART}').length >= 4",
                            timeout=WAIT_MS)
     _idle(page)
+    series = "document.querySelector('.js-plotly-plot').data.length"
+    before = page.evaluate(series)
     page.get_by_test_id("stMultiSelect").first.click()
     option = page.get_by_role("option").first
     option.wait_for(timeout=WAIT_MS)
 
     def redrawn() -> None:
-        page.wait_for_function(DONE, timeout=WAIT_MS)
-        page.wait_for_function(f"document.querySelectorAll('{CHART}').length >= 4",
-                               timeout=WAIT_MS)
+        page.wait_for_function(f"{series} !== {before}", timeout=WAIT_MS)
+        _idle(page)
 
     took = _timed(lambda: option.click(), redrawn)
     page.keyboard.press("Escape")
@@ -130,17 +132,19 @@ def _costs_filter(page: Any, base: str) -> float:
 
 
 def _queue_filter(page: Any, base: str) -> float:
-    """Search the queue (words in any order): from Enter to the matching runs listed."""
+    """Search the queue (words in any order): from Enter to the sections' counts changed to
+    the matching runs' and the page's script done."""
     page.goto(f"{base}/queue")
     _visible(page, "a[href*='run=']")
     _idle(page)
-    box = page.get_by_role("textbox").filter(has_text="").first
-    search = page.get_by_label("Search", exact=False).first
-    (search if search.count() else box).fill("exam panic")
+    heads = "[...document.querySelectorAll('h3')].map(h => h.innerText).join('|')"
+    before = page.evaluate(heads)
+    page.get_by_label("Search", exact=False).first.fill("exam panic")
 
     def listed() -> None:
+        page.wait_for_function("(old) => " + heads + " !== old", arg=before,
+                               timeout=WAIT_MS)
         _idle(page)
-        _visible(page, "a[href*='run=']")
 
     return _timed(lambda: page.keyboard.press("Enter"), listed)
 
@@ -185,7 +189,7 @@ def _rounds(url: str, tmp: Path, run_id: int, big_run_id: int,
                         _sample(got, f"{case.name}|warm", lambda p=page, c=case: _load(p, base, c))
                         _idle(page)
                         ctx.close()
-                    ctx = browser.new_context(viewport={"width": 1500, "height": 1100})
+                    ctx = browser.new_context(viewport={"width": 1500, "height": 2300})
                     page = ctx.new_page()
                     page.set_default_timeout(WAIT_MS)
                     _sample(got, "call", lambda p=page: _call_click(p, base, big_run_id))
