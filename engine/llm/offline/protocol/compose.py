@@ -92,8 +92,8 @@ def _first_draft(ctx: _Context) -> _Doc:
         for i in (0, 2, 4, 5):
             doc.steps[i] += " " + " ".join(lib.WORDY_CLAUSES)
         doc.purpose += " " + lib.WORDY_CLAUSES[1]
-    elif variant == "thin":
-        doc.steps = doc.steps[:3]
+    elif variant == "thin":  # short, but its last step still comes back to the request
+        doc.steps = doc.steps[:2] + doc.steps[-1:]
         doc.reflection = []
     elif variant == "few_reflection":
         doc.reflection = reflection[:1]
