@@ -81,4 +81,4 @@ def test_the_classifier_adds_flags_that_say_why():
     rules_only = [screen_protocol(r["text"], use_model=False).flags for r in rows]
     assert sum(map(bool, with_model)) > sum(map(bool, rules_only))
     reasons = [f.reason for flags in with_model for f in flags if f.reason.startswith("classifier")]
-    assert reasons and all(" on \"" in r and "cues" in r for r in reasons)
+    assert reasons and all(r.startswith("classifier p=") and "(cues \"" in r for r in reasons)

@@ -1,12 +1,20 @@
 """The safety screen's second signal: a small text classifier trained on the repository's own
-labelled passages (tests/data/safety_*.jsonl, listed in CORPUS), one logistic regression per
-category over word and character n-grams (scikit-learn). It catches phrasings no rule was
-written for; the rules stay the first signal and the frames still apply (safety.py decides).
+labelled passages (tests/data/safety_*.jsonl, listed in CORPUS). One logistic regression says
+how likely a sentence is unsafe at all; one per category says which kind. safety.py flags a
+sentence when that probability passes a threshold chosen by grouped cross-validation
+(tools/safety_cv.py) and no protective frame clears it; the rules stay the first signal.
 
-Trained at first use (well under a second) and cached on disk under ~/.cache/draftroom, keyed
-by the corpus, this file and the scikit-learn version, so a changed corpus retrains. Nothing
-is downloaded. Without the corpus (an install without tests/) the model is unavailable and
-the screen runs on its rules alone; `available()` says which.
+What lets it generalise beyond the words it saw: besides word and character n-grams of the
+text itself, it reads an abstracted copy in which the screen's lexicons are replaced by their
+class ("zmedz" for any medicine name, "zdeathz" for any euphemism of dying, "zhelpz" for any
+help service ...), plus tokens for the frames around them (aimed at the reader, negated,
+conditional, pointing to help, quoted). So "ditch the quetiapine" shares features with "stop
+your sertraline" although the corpus never paired those words.
+
+Trained at first use (about a second) and cached on disk under ~/.cache/draftroom, keyed by
+the corpus, this file, the lexicons and the scikit-learn version, so a changed corpus retrains.
+Nothing is downloaded. Without the corpus (an install without tests/) the model is unavailable
+and the screen runs on its rules alone; `available()` says which.
 """
 
 from __future__ import annotations
@@ -15,17 +23,59 @@ import hashlib
 import json
 import logging
 import pickle
+import re
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+from engine.checks.safety_rules import DATA_DIR, FRAMES, compile_pattern
+from engine.checks.sentences import _normalise
+
 log = logging.getLogger(__name__)
 
 ROOT = Path(__file__).resolve().parents[2]
-CORPUS = (ROOT / "tests" / "data" / "safety_labelled.jsonl",
-          ROOT / "tests" / "data" / "safety_fresh1.jsonl")
+DATA = ROOT / "tests" / "data"
+CORPUS = (DATA / "safety_labelled.jsonl", DATA / "safety_fresh1.jsonl",
+          DATA / "safety_fresh2.jsonl", DATA / "safety_train2.jsonl",
+          DATA / "safety_drafts.jsonl")
 CACHE_DIR = Path.home() / ".cache" / "draftroom"
 CATEGORIES = ("self_harm", "medication", "diagnosis", "dangerous_practice", "discourages_help")
+
+# Lexicon -> the class token that stands for any of its entries in the abstracted copy.
+# Order matters: the first lexicon to claim a stretch of text keeps it.
+_CLASSES = (("drugs", "zmedz"), ("alc", "zalcz"), ("death", "zdeathz"), ("farewell", "zbyez"),
+            ("means", "zmeansz"), ("harm", "zharmz"), ("clinician", "zclinz"),
+            ("help_noun", "zhelpz"), ("conditions", "zcondz"), ("condition_adj", "zcondz"),
+            ("practice", "zriskz"))
+# Frames read as whole-sentence cues (token, frame name).
+_FRAME_TOKENS = (("zfnegz", "neg"), ("zfcondz", "cond"), ("zfhelpz", "help_cue"),
+                 ("zfencz", "encouraging"), ("zfobsz", "observe"), ("zfconsultz", "consult_strong"),
+                 ("zfbenefitz", "benefit"))
+_QUOTED = re.compile(r"['\"][^'\"]{6,}['\"]")
+_YOU = re.compile(r"\b(?:you|your|yourself|u|ur|youre|you're)\b")
+
+
+@cache
+def _class_patterns() -> tuple[tuple[re.Pattern[str], str], ...]:
+    return tuple((compile_pattern(rf"\b<<{name}>>\b", f"model class {name}"), token)
+                 for name, token in _CLASSES)
+
+
+def abstract(text: str) -> str:
+    """The normalised text with lexicon entries replaced by their class token and frame tokens
+    appended (the word features read this copy)."""
+    s = _normalise(text)
+    out = s
+    for pattern, token in _class_patterns():
+        out = pattern.sub(f" {token} ", out)
+    tags = [token for token, name in _FRAME_TOKENS if FRAMES[name].search(s)]
+    if FRAMES["neg_lead"].match(s):
+        tags.append("zfleadnegz")
+    if _QUOTED.search(s):
+        tags.append("zfquotez")
+    if _YOU.search(s):
+        tags.append("zfyouz")
+    return out + " " + " ".join(tags)
 
 
 @dataclass(frozen=True)
@@ -37,63 +87,78 @@ class Verdict:
 
 
 class SafetyModel:
-    """Per-category probabilities for sentences, with the cues behind each."""
+    """Probability that a sentence is unsafe, the likeliest category, and the cues behind it."""
 
-    def __init__(self, rows: list[dict]):
+    def __init__(self, rows: list[dict], c: float = 4.0):
         from sklearn.feature_extraction.text import TfidfVectorizer
         from sklearn.linear_model import LogisticRegression
-        from sklearn.pipeline import FeatureUnion
 
-        texts = [r["text"].lower() for r in rows]
-        self.features = FeatureUnion([
-            ("word", TfidfVectorizer(ngram_range=(1, 3), sublinear_tf=True, min_df=1,
-                                     token_pattern=r"(?u)\b\w[\w']*\b")),
-            ("char", TfidfVectorizer(analyzer="char_wb", ngram_range=(3, 5), sublinear_tf=True,
-                                     min_df=2)),
-        ])
-        x = self.features.fit_transform(texts)
-        self.names = self.features.get_feature_names_out()
-        self.models = {}
-        self.unsafe = LogisticRegression(C=8.0, class_weight="balanced", max_iter=2000).fit(
+        # words (and the class and frame tokens) over the abstracted copy, characters over
+        # the text itself (misspellings, slang, names the lexicons lack)
+        self.word = TfidfVectorizer(ngram_range=(1, 3), sublinear_tf=True, min_df=1,
+                                    token_pattern=r"(?u)\b\w[\w']*\b")
+        self.char = TfidfVectorizer(analyzer="char_wb", ngram_range=(2, 5), sublinear_tf=True,
+                                    min_df=2)
+        texts = [r["text"] for r in rows]
+        self.word.fit([abstract(t) for t in texts])
+        self.char.fit([_normalise(t) for t in texts])
+        self.names = [*self.word.get_feature_names_out(), *self.char.get_feature_names_out()]
+        x = self._x(texts)
+        self.unsafe = LogisticRegression(C=c, class_weight="balanced", max_iter=3000).fit(
             x, [bool(r["categories"]) for r in rows])
-        for c in CATEGORIES:
-            y = [c in r["categories"] for r in rows]
+        unsafe_rows = [i for i, r in enumerate(rows) if r["categories"]]
+        xu = x[unsafe_rows]
+        self.models = {}
+        for cat in CATEGORIES:
+            y = [cat in rows[i]["categories"] for i in unsafe_rows]
             if any(y) and not all(y):
-                self.models[c] = LogisticRegression(C=8.0, class_weight="balanced",
-                                                    max_iter=2000).fit(x, y)
+                self.models[cat] = LogisticRegression(C=c, class_weight="balanced",
+                                                      max_iter=3000).fit(xu, y)
 
-    def predict(self, sentences: list[str], threshold: float = 0.0) -> list[list[Verdict]]:
-        """For each sentence, the categories at or above `threshold`, most probable first
-        (the cues are worked out only for those, which keeps the screen fast)."""
-        if not sentences:
-            return []
-        x = self.features.transform([s.lower() for s in sentences]).tocsr()
-        out: list[list[Verdict]] = [[] for _ in sentences]
-        for c, model in self.models.items():
-            probs = model.predict_proba(x)[:, 1]
-            coef = model.coef_[0]
-            for i in (probs >= threshold).nonzero()[0]:
-                lo, hi = x.indptr[i], x.indptr[i + 1]
-                idx, vals = x.indices[lo:hi], x.data[lo:hi] * coef[x.indices[lo:hi]]
-                top = sorted(zip(idx, vals, strict=True), key=lambda t: -t[1])[:12]
-                cues = dict.fromkeys(self._cue(j) for j, v in top if v > 0)
-                out[i].append(Verdict(c, float(probs[i]), tuple(cues)[:3]))
-        for verdicts in out:
-            verdicts.sort(key=lambda v: -v.probability)
-        return out
+    def _x(self, sentences: list[str]):
+        from scipy.sparse import hstack
+
+        return hstack([self.word.transform([abstract(s) for s in sentences]),
+                       self.char.transform([_normalise(s) for s in sentences])]).tocsr()
 
     def unsafe_probability(self, sentences: list[str]) -> list[float]:
-        x = self.features.transform([s.lower() for s in sentences])
-        return [float(p) for p in self.unsafe.predict_proba(x)[:, 1]]
+        if not sentences:
+            return []
+        return [float(p) for p in self.unsafe.predict_proba(self._x(sentences))[:, 1]]
+
+    def predict(self, sentences: list[str], threshold: float = 0.0) -> list[list[Verdict]]:
+        """For each sentence whose unsafe probability reaches `threshold`, its categories most
+        likely first, each carrying that probability (the cues are worked out only for them,
+        which keeps the screen fast)."""
+        if not sentences:
+            return []
+        x = self._x(sentences)
+        p_unsafe = self.unsafe.predict_proba(x)[:, 1]
+        out: list[list[Verdict]] = [[] for _ in sentences]
+        for i in (p_unsafe >= threshold).nonzero()[0]:
+            row = x[i]
+            ranked = sorted(((m.predict_proba(row)[0, 1], c) for c, m in self.models.items()),
+                            reverse=True)
+            for p_cat, cat in ranked:
+                if p_cat < 0.5 and out[i]:
+                    break
+                out[i].append(Verdict(cat, float(p_unsafe[i]), self._cues(row, cat)))
+        return out
+
+    def _cues(self, row, category: str) -> tuple[str, ...]:
+        coef = self.unsafe.coef_[0] + self.models[category].coef_[0]
+        idx, vals = row.indices, row.data * coef[row.indices]
+        top = sorted(zip(idx, vals, strict=True), key=lambda t: -t[1])[:12]
+        cues = dict.fromkeys(self._cue(j) for j, v in top if v > 0)
+        return tuple(cues)[:3]
 
     def _cue(self, j: int) -> str:
-        name = str(self.names[j]).split("__", 1)[-1]
-        return name.strip()
+        return str(self.names[j]).strip()
 
 
-def _load_rows() -> list[dict] | None:
+def load_rows(paths: tuple[Path, ...] = CORPUS) -> list[dict] | None:
     rows: list[dict] = []
-    for path in CORPUS:
+    for path in paths:
         if not path.exists():
             return None
         with path.open(encoding="utf-8") as f:
@@ -106,6 +171,8 @@ def _key(rows: list[dict]) -> str:
 
     h = hashlib.sha256()
     h.update(Path(__file__).read_bytes())
+    h.update((DATA_DIR / "safety_lexicons.toml").read_bytes())
+    h.update((DATA_DIR / "safety_frames.toml").read_bytes())
     h.update(sklearn.__version__.encode())
     h.update(json.dumps(rows, sort_keys=True).encode())
     return h.hexdigest()[:16]
@@ -114,7 +181,7 @@ def _key(rows: list[dict]) -> str:
 @cache
 def get_model() -> SafetyModel | None:
     """The trained model (from the disk cache when the corpus is unchanged), or None."""
-    rows = _load_rows()
+    rows = load_rows()
     if rows is None:
         log.warning("safety model: corpus %s missing; the screen runs on rules only", CORPUS)
         return None
