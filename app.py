@@ -25,6 +25,7 @@ st.html("<style>[data-testid='stMarkdownContainer'] table "
 SECTIONS: dict[str, list[tuple[str, str, str]]] = {
     "Review desk": [
         ("pages/start.py", "Start", ":material/add_circle:"),
+        ("pages/intake.py", "New campaign", ":material/forum:"),  # intake (issue 18)
         ("pages/queue.py", "Review queue", ":material/inbox:"),
         ("pages/run.py", "Run", ":material/article:"),
     ],

@@ -113,18 +113,26 @@ def list_runs(
             ):
                 flags[f.draft_id] = flags.get(f.draft_id, 0) + 1
         last: dict[int, str] = {}
+        # (review helper) approvals over an open flag, on a version that was then approved
+        approved: set[int | None] = set()
+        overrides: dict[int, set[int | None]] = {}
         ids = [r.id for r in runs]
         if ids:
             for a in s.exec(
                 select(HumanAction).where(col(HumanAction.run_id).in_(ids)).order_by(HumanAction.at)
             ):
                 last[a.run_id] = a.actor
+                if a.action in ("approve", "approve_override"):
+                    approved.add(a.draft_id)
+                if a.action.endswith("_override"):
+                    overrides.setdefault(a.run_id, set()).add(a.draft_id)
         return [
             summarize(
                 r,
                 scores.get(r.current_draft_id or -1, {}),
                 flags.get(r.current_draft_id or -1, 0),
                 last.get(r.id or 0),
+                bool(overrides.get(r.id or 0, set()) & approved),
             )
             for r in runs
         ]

@@ -136,6 +136,8 @@ def start_run(
     # tells the person).
     data, redacted = redact_input(data)
     parsed = parse_input(pipeline.input_model, data)
+    if pipeline.check_input is not None:
+        pipeline.check_input(parsed)
     p = params if isinstance(params, RunParams) else parse_input(RunParams, params or {})
     scored = {name for st in pipeline.stages for name in st.thresholds}
     unknown = set(p.thresholds) - scored

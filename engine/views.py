@@ -137,6 +137,8 @@ class RunSummary(RunGate):
     updated_at: datetime
     version: int
     last_reviewer: str | None = None
+    overridden: bool = False
+    """Approved (a stage or the run) over an open flag: lists show it apart from a clean one."""
 
 
 class RunDetail(RunSummary):
@@ -206,9 +208,10 @@ def _thresholds(r: Run) -> dict[str, float]:
     return thresholds_for(spec, r.params) if spec is not None else {}
 
 
-def summarize(r: Run, scores: dict[str, float], flags: int, last: str | None) -> RunSummary:
+def summarize(r: Run, scores: dict[str, float], flags: int, last: str | None,
+              overridden: bool = False) -> RunSummary:
     return from_row(RunSummary, r, scores=scores, thresholds=_thresholds(r), open_flags=flags,
-                    last_reviewer=last)
+                    last_reviewer=last, overridden=overridden)
 
 
 def run_version(run_id: int) -> int | None:

@@ -7,6 +7,7 @@ import streamlit as st
 
 from engine.run_list import RunFilters, count_runs, list_runs, people
 from ui.assigned_queue import render_assigned_first
+from ui.intake_chat import render_open_chats
 from ui.queue_view import (
     SECTIONS,
     page_of,
@@ -20,6 +21,8 @@ from ui.reviewer import reviewer
 PAGE = 20
 
 st.title("Review queue")
+# -- intake (issue 18, helper "intake"): campaign chats that stopped before confirmation
+render_open_chats(5, folded=True)
 if render_assigned_first(reviewer()):  # "Assigned to me" is the first view
     st.stop()
 

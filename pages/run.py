@@ -16,6 +16,7 @@ from ui.figures import score_history_figure
 from ui.format import status_label
 from ui.governance import render_governance
 from ui.history import render_diff, render_versions
+from ui.memory_view import render_memory  # team (issue 18)
 from ui.reviewer import reviewer
 from ui.run_view import (
     pick_version,
@@ -27,6 +28,7 @@ from ui.run_view import (
     render_status_banner,
     render_unknown,
 )
+from ui.team_view import has_team, render_team  # team (issue 18)
 
 
 def _run_id() -> int | None:
@@ -63,7 +65,7 @@ except NotFound as exc:
     st.stop()
 
 actor = reviewer()
-show_flash()
+show_flash(detail)
 render_header(detail)
 render_unknown(detail)
 render_progress(detail)
@@ -99,8 +101,16 @@ with right:
     render_governance(detail, draft)  # assignment, "1 of 2 approvals", audit verified
     render_acts(detail, draft, actor)
 
-chart, versions, board, audit, steps = st.tabs(
-    ["Score history", "Versions & diff", "Blackboard", "Audit trail", "Steps"])
+# -- team (issue 18): a campaign's Team and Memory tabs after the others ---
+team_tabs = ["Team", "Memory"] if has_team(detail) else []
+chart, versions, board, audit, steps, *team_tab = st.tabs(
+    ["Score history", "Versions & diff", "Blackboard", "Audit trail", "Steps", *team_tabs])
+if team_tab:
+    with team_tab[0]:
+        render_team(detail)
+    with team_tab[1]:
+        render_memory(detail)
+# -- end team ---
 with chart:
     st.plotly_chart(score_history_figure(detail), key=f"scores_{detail.id}",
                     config={"displayModeBar": False})

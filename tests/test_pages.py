@@ -140,7 +140,8 @@ def test_start_form_creates_a_run_and_opens_its_page() -> None:
 @pytest.mark.parametrize(("intent", "message"), [
     ("", "Intent is required"),
     ("  ", "Intent is required"),
-    ("x" * (MAX_INTENT + 1), f"Intent must be at most {MAX_INTENT} characters"),
+    # One over the limit: the form's counter (max_chars) stops the person at it; the service
+    # still refuses it from any other caller (test_service_refuses_an_intent_over_the_limit).
 ])
 def test_invalid_input_is_shown_on_the_form_and_nothing_is_created(intent: str,
                                                                    message: str) -> None:
@@ -153,6 +154,15 @@ def test_invalid_input_is_shown_on_the_form_and_nothing_is_created(intent: str,
     assert any("Nothing was started" in e for e in errors)
     assert list_runs() == []
     assert "run" not in at.query_params
+
+
+def test_service_refuses_an_intent_over_the_limit() -> None:
+    from engine.errors import InvalidInput
+
+    with pytest.raises(InvalidInput, match=f"at most {MAX_INTENT} characters"):
+        service.start_run(kind="protocol", actor=ME,
+                          input={"intent": "x" * (MAX_INTENT + 1), "audience": "adults"})
+    assert list_runs() == []
 
 
 def test_start_needs_a_reviewer_name() -> None:
@@ -259,7 +269,8 @@ def test_approve_click_approves_and_records_the_act() -> None:
     detail = get_run(run_id)
     assert detail.status == RunStatus.APPROVED
     assert [(a.actor, a.action) for a in detail.actions] == [(ME, "approve")]
-    assert f"Approved v{version}." in [s.value for s in at.success]
+    assert [s.value for s in at.success if s.value.startswith("Approved")][0].startswith(
+        "Approved by Dr")  # said once, by the status banner
     assert not any(b.label.startswith("Approve v") for b in at.button)
     assert any(b.label == "Export approved draft (Markdown)" for b in at.get("download_button"))
 

@@ -13,14 +13,16 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 
 import streamlit as st
 
 from engine import service
 from engine.errors import ApprovalBlocked, ServiceError, StaleRun
-from engine.exports.formats import export
+from engine.exports.formats import export, formats
 from engine.pipelines.registry import get_pipeline
 from engine.run_state import RunStatus
+from engine.service import MAX_COMMENT_CHARS, MAX_DRAFT_CHARS
 from engine.views import DraftView, RunDetail
 from ui.markdown import escape_inline
 from ui.reviewer import MISSING_HINT, acting, permitted, role_hint
@@ -30,6 +32,8 @@ OUTCOME = "_act_outcome"
 FLASH_SECONDS = 12
 STALE_TITLE = "This run changed since you opened it."
 EDITABLE = (RunStatus.REVIEW, RunStatus.FAILED)
+QUEUES_WORK = ("edit", "revise", "retry")
+"""Acts whose message announces work ("the critics are re-scoring it"): it goes when that ends."""
 
 
 @dataclass(frozen=True)
@@ -60,18 +64,19 @@ def _seen(detail: RunDetail, draft: DraftView | None) -> Seen:
 # -- feedback ---------------------------------------------------------------------------------
 
 
-def show_flash() -> None:
-    """The message left by the person's last act: a toast once, and a banner for a few
-    seconds (the page reruns on its own while the run works, which would wipe it)."""
+def show_flash(detail: RunDetail) -> None:
+    """The one message left by the person's last act on this run, kept across the page's own
+    reloads for a few seconds. Said once: not when the run's status banner already says it
+    (an approval that approved the run, a rejection), and not once the work it announces is
+    over ("Saved v3. The critics are re-scoring it." goes when the scoring has ended)."""
     flash = st.session_state.get(FLASH)
     if not flash:
         return
-    if time.monotonic() - flash["at"] > FLASH_SECONDS:
+    if (flash["run_id"] != detail.id or time.monotonic() - flash["at"] > FLASH_SECONDS
+            or (flash["act"] in ("approve", "reject") and detail.status in RunStatus.FINAL)
+            or (flash["act"] in QUEUES_WORK and detail.status not in RunStatus.ACTIVE)):
         del st.session_state[FLASH]
         return
-    if not flash["toasted"]:
-        st.toast(flash["msg"], icon=":material/check_circle:")
-        flash["toasted"] = True
     st.success(flash["msg"], icon=":material/check_circle:")
 
 
@@ -88,7 +93,8 @@ def _attempt(seen: Seen, act: str, call: Callable[[], object], done: str, *,
     except ServiceError as exc:
         st.session_state[OUTCOME] = Outcome(seen.run_id, act, "error", str(exc), unsaved)
     else:
-        st.session_state[FLASH] = {"msg": done, "at": time.monotonic(), "toasted": False}
+        st.session_state[FLASH] = {"msg": done, "at": time.monotonic(), "run_id": seen.run_id,
+                                   "act": act}
         if after:
             after()
 
@@ -168,7 +174,7 @@ def render_edit_form(detail: RunDetail, draft: DraftView) -> None:
     nxt = max(d.version for d in detail.drafts) + 1
     with st.form(f"edit_{detail.id}_{draft.id}", border=False):
         st.text_area(f"Editing v{draft.version} (Markdown)", value=draft.content, height=520,
-                     key=_text_key(seen))
+                     key=_text_key(seen), max_chars=max(MAX_DRAFT_CHARS, len(draft.content)))
         left, right = st.columns([1, 1])
         left.form_submit_button(f"Save as v{nxt}", type="primary", icon=":material/save:",
                                 on_click=_save_edit, args=(seen, nxt))
@@ -206,6 +212,22 @@ def render_acts(detail: RunDetail, draft: DraftView | None, actor: str) -> None:
             data=export(detail, "markdown"), file_name=f"draftroom-run-{detail.id}.md",
             mime="text/markdown", icon=":material/download:", key=f"export_{detail.id}",
             on_click="ignore")
+    render_pdf_export(detail)
+
+
+PDF_LABEL = {"protocol": "Export handout (PDF)", "campaign": "Export plan (PDF)"}
+
+
+def render_pdf_export(detail: RunDetail) -> None:
+    """The print-ready PDF (a protocol's handout, a campaign's plan) once the run is approved:
+    built only when clicked (fpdf2 and the layout take a moment; most visits never print)."""
+    if detail.status != RunStatus.APPROVED or "pdf" not in formats(detail.kind):
+        return
+    st.download_button(
+        PDF_LABEL.get(detail.kind, "Export approved version (PDF)"),
+        data=partial(export, detail, "pdf"), file_name=f"draftroom-run-{detail.id}.pdf",
+        mime="application/pdf", icon=":material/picture_as_pdf:", key=f"export_pdf_{detail.id}",
+        on_click="ignore")
 
 
 def _offered(detail: RunDetail, draft: DraftView | None) -> list[str]:
@@ -243,6 +265,13 @@ def _approved_message(seen: Seen) -> str:
     return f"Approved v{seen.draft_version}."
 
 
+def _refused_for_a_flag(seen: Seen) -> bool:
+    """The service refused this approval for a flag its checks found on the exact text (one
+    the stored version did not show): the person now needs the override box too."""
+    out: Outcome | None = st.session_state.get(OUTCOME)
+    return out is not None and out.kind == "blocked" and out.run_id == seen.run_id
+
+
 def _approve_form(seen: Seen, draft: DraftView, kind: str, disabled: bool) -> None:
     blocking = [f for f in draft.flags if f.blocking]
     with st.form(f"approve_{seen.run_id}"):
@@ -253,10 +282,11 @@ def _approve_form(seen: Seen, draft: DraftView, kind: str, disabled: bool) -> No
             st.markdown(f":red[v{draft.version} has {len(blocking)} open {noun} "
                         f"flag{'s' if len(blocking) != 1 else ''} ({escape_inline(cats)}).] "
                         "Approving it anyway needs an override reason, kept in the audit trail.")
-        st.text_area(
-            "Override reason" + (" (required)" if blocking else " (only if a flag is open)"),
-            key=f"approve_reason_{seen.run_id}_{seen.draft_id}", height=68,
-            placeholder="Why this version is safe to use as it stands")
+        if blocking or _refused_for_a_flag(seen):
+            # Only then: with no open flag there is nothing to override.
+            st.text_area("Override reason (required)", max_chars=MAX_COMMENT_CHARS,
+                         key=f"approve_reason_{seen.run_id}_{seen.draft_id}", height=68,
+                         placeholder="Why this version is safe to use as it stands")
         st.form_submit_button(f"Approve v{draft.version}", type="primary",
                               icon=":material/check:", disabled=disabled,
                               on_click=_approve, args=(seen,))
@@ -281,6 +311,7 @@ def _revise_form(seen: Seen, kind: str, disabled: bool) -> None:
     with st.form(f"revise_{seen.run_id}", clear_on_submit=False):
         st.markdown("**Send back to the drafter**")
         st.text_area("What should change?", key=f"revise_comment_{seen.run_id}", height=90,
+                     max_chars=MAX_COMMENT_CHARS,
                      placeholder=REVISE_EXAMPLE.get(kind, "What the next version should do "
                                                     "differently"))
         st.form_submit_button("Request revision", icon=":material/undo:", disabled=disabled,
@@ -297,7 +328,8 @@ def _reject(seen: Seen) -> None:
 def _reject_form(seen: Seen, disabled: bool) -> None:
     with st.expander("Reject this run"):
         with st.form(f"reject_{seen.run_id}", border=False):
-            st.text_input("Reason (optional)", key=f"reject_comment_{seen.run_id}")
+            st.text_input("Reason (optional)", key=f"reject_comment_{seen.run_id}",
+                          max_chars=MAX_COMMENT_CHARS)
             st.form_submit_button("Reject", icon=":material/block:", disabled=disabled,
                                   on_click=_reject, args=(seen,))
 
@@ -312,7 +344,8 @@ def _halt_form(seen: Seen, disabled: bool) -> None:
     with st.form(f"halt_{seen.run_id}"):
         st.markdown("**Halt the loop**")
         st.caption("The run stops after its current step and waits for your review.")
-        st.text_input("Why (optional)", key=f"halt_comment_{seen.run_id}")
+        st.text_input("Why (optional)", key=f"halt_comment_{seen.run_id}",
+                      max_chars=MAX_COMMENT_CHARS)
         st.form_submit_button("Halt", icon=":material/stop_circle:", disabled=disabled,
                               on_click=_halt, args=(seen,))
 

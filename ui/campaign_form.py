@@ -13,8 +13,9 @@ from engine import service
 from engine.errors import InvalidInput
 from engine.pipelines.campaign.brands import BrandOut, list_brands
 from engine.pipelines.campaign.channels import CHANNELS, LABELS
+from engine.pipelines.campaign.models import CampaignInput
 from engine.pipelines.campaign.spec import MAX_ITERATIONS, THRESHOLDS
-from ui.form_errors import show_field_errors
+from ui.form_errors import max_len, show_field_errors
 from ui.markdown import escape_inline
 from ui.reviewer import MISSING_HINT
 
@@ -71,12 +72,13 @@ def render_campaign_form(actor: str) -> int | None:
     k = f"c{brand.id}"
     with st.form("campaign_form"):
         goal = st.text_area(
-            "Goal", key=f"{k}_goal", height=90,
+            "Goal", key=f"{k}_goal", height=90, max_chars=max_len(CampaignInput, "goal"),
             placeholder="e.g. Bring 300 more students in for weekend brunch this spring",
             help="What the campaign should achieve, in your words.")
         errors["goal"] = st.empty()
         audience = st.text_input("Audience", key=f"{k}_audience",
-                                 value=brand.audience[:500],
+                                 value=brand.audience[:max_len(CampaignInput, "audience")],
+                                 max_chars=max_len(CampaignInput, "audience"),
                                  help="Who the creators' posts should reach.")
         errors["audience"] = st.empty()
         left, mid, right = st.columns([2, 3, 2])

@@ -6,6 +6,9 @@ from __future__ import annotations
 from collections.abc import Collection
 from typing import Any
 
+import annotated_types
+from pydantic import BaseModel
+
 from engine.errors import InvalidInput
 
 
@@ -29,3 +32,12 @@ def show_field_errors(exc: InvalidInput, slots: dict[str, Any], *, labels: dict[
         slots["_form"].error(f"{nothing}: {exc}", icon=":material/error:")
     else:
         slots["_form"].error(f"{nothing}: fix the fields marked above.", icon=":material/error:")
+
+
+def max_len(model: type[BaseModel], field: str) -> int | None:
+    """A text field's max_length as the input model declares it, for the form's character
+    counter (st.text_area/text_input max_chars): one limit, stated once, in the model."""
+    for meta in model.model_fields[field].metadata:
+        if isinstance(meta, annotated_types.MaxLen):
+            return int(meta.max_length)
+    return None

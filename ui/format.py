@@ -100,7 +100,12 @@ def score_chips(scores: dict[str, float], thresholds: dict[str, float]) -> str:
     return " ".join(chips)
 
 
-def flag_chip(count: int) -> str:
+def flag_chip(count: int, overridden: bool = False) -> str:
+    """Open blocking flags in red; on a run approved over them, an orange "override" chip
+    instead (they are not unresolved any more, but nor was the approval a clean one)."""
+    if overridden:
+        what = f" {count} flag{'s' if count != 1 else ''}" if count else ""
+        return f":orange-badge[:material/gpp_maybe: approved over{what or ' a flag'}]"
     if not count:
         return ""
     return f":red-badge[:material/flag: {count} flag{'s' if count != 1 else ''}]"

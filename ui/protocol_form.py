@@ -32,11 +32,13 @@ def render_protocol_form(actor: str) -> int | None:
     with st.form("protocol_form"):
         intent = st.text_area(
             "What should the exercise help with?", key="p_intent", height=110,
+            max_chars=MAX_INTENT,  # Streamlit counts as the person types: "12/2000"
             placeholder="e.g. Help a university student manage panic in the days before exams",
             help=f"In your own words; up to {MAX_INTENT:,} characters.")
         errors["intent"] = st.empty()
         left, right = st.columns(2)
         audience = left.text_input("Audience", key="p_audience", value="adults",
+                                   max_chars=MAX_AUDIENCE,
                                    help=f"Who will do the exercise; up to {MAX_AUDIENCE} "
                                         "characters.")
         errors["audience"] = left.empty()

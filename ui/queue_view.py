@@ -133,7 +133,7 @@ def render_card(r: RunSummary) -> None:
             meta.append(usd(r.cost_usd))
         c1.caption(" · ".join(meta))
         chips = score_chips(r.scores, r.thresholds)
-        flags = flag_chip(r.open_flags)
+        flags = flag_chip(r.open_flags, r.overridden)  # review: an override is not "1 flag"
         c2.markdown(" ".join(x for x in (chips, flags) if x) or ":gray[no scores yet]")
         needs_person = r.status in (RunStatus.REVIEW, RunStatus.FAILED)
         reason = halt_reason(r.halt_reason) if needs_person else ""

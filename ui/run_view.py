@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 
 import streamlit as st
 
+from engine.exports.provenance import override_acts
 from engine.highlight import segments, unlocated
 from engine.nothing_to_review import nothing_to_review
 from engine.run_state import RunStatus
@@ -27,6 +28,8 @@ def author_label(d: DraftView) -> str:
 def render_header(detail: RunDetail) -> None:
     st.title(escape_inline(detail.title), anchor=False)
     bits = [status_badge(detail.status), f":gray-badge[{detail.kind}]"]
+    if detail.status == RunStatus.APPROVED and override_acts(detail):
+        bits.insert(1, ":orange-badge[:material/gpp_maybe: with override]")
     reason = halt_reason(detail.halt_reason)
     if reason and detail.status in (RunStatus.REVIEW, RunStatus.FAILED):
         bits.append(f":gray-badge[{escape_inline(reason)}]")
@@ -120,24 +123,49 @@ def render_status_banner(detail: RunDetail) -> None:
     reason = halt_reason(detail.halt_reason)
     if detail.status == RunStatus.REVIEW:
         msg = f"Waiting for your review: {reason}." if reason else "Waiting for your review."
-        if detail.halt_reason in ("max_iterations", "budget_reached", "stalled"):
-            best = detail.draft(detail.best_draft_id)
-            if best and best.id != detail.current_draft_id:
-                msg += f" v{best.version} scored best of this cycle; see Versions & diff."
-            st.warning(msg, icon=":material/pan_tool:")
+        cur = detail.current
+        flagged = [f for f in cur.flags if f.blocking] if cur else []
+        if flagged and cur:  # e.g. a person's edit the checks flagged: not a blue "all fine"
+            n = len(flagged)
+            msg += (f" v{cur.version} has {n} open flag{'s' if n != 1 else ''}: approving it "
+                    "needs an override reason.")
+        limit = detail.halt_reason in ("max_iterations", "budget_reached", "stalled")
+        best = detail.draft(detail.best_draft_id)
+        if limit and best and best.id != detail.current_draft_id:
+            msg += f" v{best.version} scored best of this cycle; see Versions & diff."
+        if limit or flagged:
+            st.warning(msg, icon=":material/flag:" if flagged else ":material/pan_tool:")
         else:
             st.info(msg, icon=":material/rate_review:")
     elif detail.status == RunStatus.FAILED:
         st.error(f"A step failed: {detail.error or reason}. Retry it, edit the draft, or "
                  "reject the run.", icon=":material/error:")
     elif detail.status == RunStatus.APPROVED:
-        who = next((a for a in reversed(detail.actions) if a.action.startswith("approve")), None)
-        ver = detail.draft(detail.approved_draft_id)
-        by = f" by {who.actor} on {who.at:%d %b %Y %H:%M} UTC" if who else ""
-        st.success(f"Approved{by}" + (f" (v{ver.version})." if ver else "."),
-                   icon=":material/check_circle:")
+        render_approved_banner(detail)
     elif detail.status == RunStatus.REJECTED:
         st.info("Rejected. Nothing from this run will be used.", icon=":material/block:")
+
+
+def render_approved_banner(detail: RunDetail) -> None:
+    """Green for a clean approval; orange, naming what was overridden and why, for an approval
+    given over an open flag (it must never read like a clean one)."""
+    who = next((a for a in reversed(detail.actions) if a.action.startswith("approve")), None)
+    ver = detail.draft(detail.approved_draft_id)
+    by = f" by {escape_inline(who.actor)} on {who.at:%d %b %Y %H:%M} UTC" if who else ""
+    at = f" (v{ver.version})" if ver else ""
+    overrides = override_acts(detail)
+    if not overrides:
+        st.success(f"Approved{by}{at}.", icon=":material/check_circle:")
+        return
+    ids = {a.draft_id for a in overrides}
+    flagged = [f for d in detail.drafts if d.id in ids for f in d.flags if f.blocking]
+    cats = sorted({f.category.replace("_", " ") for f in flagged})
+    over = (f"{len(flagged)} open flag{'s' if len(flagged) != 1 else ''} "
+            f"({escape_inline(', '.join(cats))})" if flagged else "an open flag")
+    reasons = "  \n".join(f"Override reason by **{escape_inline(a.actor)}**: "
+                          f"“{escape_inline(a.comment or '')}”" for a in overrides)
+    st.warning(f"**Approved with an override**{by}{at}: approved over {over} the checks "
+               f"raised.  \n{reasons}", icon=":material/gpp_maybe:")
 
 
 def pick_version(detail: RunDetail) -> DraftView | None:

@@ -8,7 +8,7 @@ import io
 
 from pydantic import BaseModel
 
-from engine.exports.provenance import DRAFT_MARK, provenance
+from engine.exports.provenance import DRAFT_MARK, OVERRIDE_MARK, provenance
 from engine.pipelines.campaign.models import STAGE_LABELS, STAGES
 from engine.pipelines.campaign.outreach import parse_outreach
 from engine.views import ActionView, DraftView, RunDetail
@@ -86,7 +86,8 @@ def _approvals_footer(detail: RunDetail) -> str:
         label = STAGE_LABELS[stage]
         if a:
             prov = provenance(detail, a.draft, approved=True)
-            lines.append(f"- {label}: v{a.draft.version} approved by {prov.who()} on "
+            how = f"**{OVERRIDE_MARK}**" if prov.overridden else "approved"
+            lines.append(f"- {label}: v{a.draft.version} {how} by {prov.who()} on "
                          f"{a.action.at:%Y-%m-%d %H:%M} UTC; policy: {prov.policy} "
                          f"({len(prov.approvers)} of {prov.approvals_needed} approvals)")
             lines += [f"  - override by {o.name}: {o.override_reason}" for o in prov.overrides]

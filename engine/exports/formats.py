@@ -31,10 +31,27 @@ def export(detail: RunDetail, fmt: str) -> str | bytes:
     """The run in this format: text for Markdown, JSON and CSV, bytes for PDF. A format the
     run's pipeline does not offer is refused (InvalidInput) naming the ones it does."""
     if fmt == "json":
-        return detail.model_dump_json(indent=2)
+        return run_json(detail)
     exporter = get_pipeline(detail.kind).exports.get(fmt)
     if exporter is None:
         raise InvalidInput(f"Run {detail.id} is a {detail.kind}: it exports as "
                            f"{', '.join(formats(detail.kind))}, not {fmt}.")
     return exporter(detail)
 
+
+
+def run_json(detail: RunDetail) -> str:
+    """The run's read model with its approval spelled out ("approval": who, the policy, and
+    `overridden` with the flags an approver overrode), so a program reading the export cannot
+    take an override for a clean approval without looking at the audit rows."""
+    import json
+
+    from engine.exports.provenance import provenance
+
+    data = detail.model_dump(mode="json")
+    draft = detail.draft(detail.approved_draft_id) or detail.current
+    if draft is not None:
+        prov = provenance(detail, draft)
+        data["approval"] = {**prov.model_dump(mode="json"), "overridden": prov.overridden,
+                            "version_id": draft.id}
+    return json.dumps(data, indent=2, ensure_ascii=False)

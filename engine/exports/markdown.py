@@ -4,7 +4,7 @@ and its end."""
 
 from __future__ import annotations
 
-from engine.exports.provenance import DRAFT_MARK, provenance
+from engine.exports.provenance import DRAFT_MARK, OVERRIDE_MARK, provenance
 from engine.views import RunDetail
 
 
@@ -17,4 +17,5 @@ def protocol_markdown(d: RunDetail) -> str:
     if not prov.approved:
         return (f"> **{DRAFT_MARK}**\n\n" + draft.content.rstrip()
                 + f"\n\n---\n\n{lines}\n")
-    return draft.content.rstrip() + f"\n\n---\n\n**Approval**\n\n{lines}\n"
+    title = f"Approval: {OVERRIDE_MARK}" if prov.overridden else "Approval"
+    return draft.content.rstrip() + f"\n\n---\n\n**{title}**\n\n{lines}\n"

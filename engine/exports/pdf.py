@@ -327,7 +327,7 @@ def protocol_handout(d: RunDetail, *, approved_only: bool = False) -> bytes:
     prov = provenance(d, draft)
     if prov.approved:
         last = prov.approvers[-1].at if prov.approvers else d.updated_at
-        footer = (f"Approved by {prov.who() or 'unknown'} on {_date(last)} · version "
+        footer = (f"{prov.mark()} by {prov.who() or 'unknown'} on {_date(last)} · version "
                   f"{draft.version} · Draftroom run {d.id}")
     else:
         footer = f"{DRAFT_MARK} · version {draft.version} · Draftroom run {d.id}"

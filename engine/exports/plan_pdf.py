@@ -11,7 +11,7 @@ from engine import markdown as md
 from engine.errors import InvalidState
 from engine.exports.campaign import stage_approvals
 from engine.exports.pdf import ACCENT, INK, MUTED, RULE, _Handout, _heading
-from engine.exports.provenance import DRAFT_MARK
+from engine.exports.provenance import DRAFT_MARK, OVERRIDE_MARK
 from engine.views import DraftView, RunDetail
 
 HEADER_FILL = (241, 245, 249)
@@ -113,7 +113,9 @@ def plan_pdf(d: RunDetail) -> bytes:
         raise InvalidState(f"Run {d.id} has no plan yet (it is at the {d.stage} stage): "
                            "export its messages as csv, or everything so far as markdown.")
     if approved:
-        footer = (f"Plan v{draft.version} approved by {approved.action.actor} on "
+        how = ("approved" if approved.action.action == "approve"
+               else f"{OVERRIDE_MARK} of an open flag")  # an override never reads as clean
+        footer = (f"Plan v{draft.version} {how} by {approved.action.actor} on "
                   f"{approved.action.at:%Y-%m-%d} · Draftroom run {d.id}")
         return render_plan(d, draft, footer=footer, draft_mark="")
     return render_plan(d, draft, footer=f"{DRAFT_MARK} · plan v{draft.version} · "

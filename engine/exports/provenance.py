@@ -11,11 +11,12 @@ from pydantic import BaseModel
 
 from db.session import session_scope
 from engine.approval_policy import approval_state, approvals_since_review, get_policy
-from engine.views import DraftView, RunDetail
+from engine.views import ActionView, DraftView, RunDetail
 
-__all__ = ["Approver", "Provenance", "provenance", "DRAFT_MARK"]
+__all__ = ["Approver", "Provenance", "provenance", "override_acts", "DRAFT_MARK", "OVERRIDE_MARK"]
 
 DRAFT_MARK = "DRAFT - NOT APPROVED"
+OVERRIDE_MARK = "APPROVED WITH OVERRIDE"
 
 
 class Approver(BaseModel):
@@ -37,10 +38,28 @@ class Provenance(BaseModel):
     approvers: list[Approver]
     policy: str
     approvals_needed: int
+    overridden_flags: list[str] = []
+    """The open blocking flags of the version that an approver overrode, as "category:
+    sentence" (empty unless someone approved it over them)."""
 
     @property
     def overrides(self) -> list[Approver]:
         return [a for a in self.approvers if a.override_reason]
+
+    @property
+    def overridden(self) -> bool:
+        """Approved over an open flag: exports and pages say so wherever they say approved."""
+        return self.approved and bool(self.overrides)
+
+    def mark(self) -> str:
+        """What an approved version's footer starts with: an override is never a plain
+        "Approved" ("" for a version that is not approved: it carries DRAFT_MARK instead)."""
+        if not self.approved:
+            return ""
+        if not self.overridden:
+            return "Approved"
+        n = len(self.overridden_flags) or len(self.overrides)
+        return f"{OVERRIDE_MARK} ({n} open flag{'s' if n != 1 else ''})"
 
     @property
     def policy_met(self) -> bool:
@@ -58,7 +77,14 @@ class Provenance(BaseModel):
                 out.append(f"Approvals so far ({len(self.approvers)} of "
                            f"{self.approvals_needed}): {self.who()}; policy: {self.policy}")
             return out
-        out = [f"Approved by {a.label()} on {a.at:%Y-%m-%d %H:%M} UTC" for a in self.approvers]
+        out = []
+        if self.overridden:  # first, so nobody reads "Approved by" without seeing it
+            n = len(self.overridden_flags)
+            what = f"{n} open flags" if n > 1 else "an open flag"
+            out.append(f"{OVERRIDE_MARK}: this version was approved over {what} the "
+                       "checks raised")
+            out += [f"Overridden flag: {f}" for f in self.overridden_flags]
+        out += [f"Approved by {a.label()} on {a.at:%Y-%m-%d %H:%M} UTC" for a in self.approvers]
         met = "met" if self.policy_met else "NOT met"
         out.append(f"Approval policy {met}: {self.policy} ({len(self.approvers)} of "
                    f"{self.approvals_needed} approvals)")
@@ -86,6 +112,16 @@ def provenance(detail: RunDetail, draft: DraftView, *, approved: bool | None = N
                           override_reason=by_actor[n].comment
                           if by_actor[n].action.endswith("_override") else None)
                  for n, v in zip(state.approvers, state.verified, strict=True) if n in by_actor]
+    overridden = ([f"{f.category.replace('_', ' ')}: “{f.text}”" for f in draft.flags
+                   if f.blocking] if any(a.override_reason for a in approvers) else [])
     return Provenance(run_id=detail.id, version=draft.version, status=detail.status,
                       approved=approved, approvers=approvers, policy=policy.describe(),
-                      approvals_needed=policy.approvals)
+                      approvals_needed=policy.approvals, overridden_flags=overridden)
+
+
+def override_acts(detail: RunDetail) -> list[ActionView]:
+    """The approvals given over an open flag that count: on a version that was then approved
+    (a stage's or the run's), not one sent back afterwards. Empty for a clean approval."""
+    approved = {a.draft_id for a in detail.actions if a.action in ("approve", "approve_override")}
+    return [a for a in detail.actions
+            if a.action.endswith("_override") and a.draft_id in approved]

@@ -26,6 +26,7 @@ from engine.live_draft import LiveDraftWriter
 from engine.llm.base import AgentCall, LLMBackend, LLMError
 from engine.llm.offline.backend import estimate_tokens
 from engine.loop.sql import INSERT_CALL, run_spend
+from engine.memory.access import given
 from engine.pipelines.base import AgentSpec, DraftTask
 from engine.pricing import PRICE_BOOK, call_cost
 from engine.prompts import ResolvedPrompt, resolve_prompt
@@ -154,7 +155,8 @@ def _run_once(
         "kind": ctx.kind,
         "stage": ctx.stage,
         "prompt_version": prompt.version,
-        "request": {**_redact_request(messages), **({"trimmed": list(trimmed)} if trimmed else {})},
+        "request": {**_redact_request(messages), **given(task),  # given: team (issue 18)
+                    **({"trimmed": list(trimmed)} if trimmed else {})},
         "started_at": started_at,
     }
     try:

@@ -274,6 +274,9 @@ class Supervisor:
             plan.follow = nodes.follow_input(c, plan)
             agents = stage.critics
         plan.prompts = prompts_for(tx, agents, plan.params)
+        hooks = get_pipeline(plan.kind).hooks
+        if hooks is not None:  # team (issue 18): what the agent is given from memory
+            hooks.on_open(tx, plan)
         return plan
 
     # -- commit -------------------------------------------------------------------------
@@ -332,6 +335,9 @@ class Supervisor:
         if run.halt_requested and run.status == RunStatus.RUNNING:
             run_state.to_review(run, HaltReason.HALTED)
         run.updated_at = utcnow()
+        hooks = get_pipeline(run.kind).hooks
+        if hooks is not None:  # team (issue 18): the step's messages and memory, committed with it
+            hooks.on_commit(tx, plan, run, step, result, events[-1].detail)
         more = run.status == RunStatus.RUNNING and run.next_node is not None
         # The next step starts in the same transaction: this step's outputs are durable
         # before the next node runs, with one commit between them.

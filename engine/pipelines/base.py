@@ -106,6 +106,16 @@ class Pipeline:
     (e.g. the brand profile), resolved when a review step opens or a person acts."""
     exports: Mapping[str, Callable[[Any], str | bytes]] = field(default_factory=dict)
     """Format -> exporter of the run's read model (engine/exports/hooks.py); JSON is common."""
+    # -- team (issue 18) ---------------------------------------------------------------------
+    team: Any = None
+    """engine.team.models.TeamSpec: who hands stages down, evaluates and drafts (campaigns);
+    None: the pipeline keeps its own shape (protocols)."""
+    hooks: Any = None
+    """engine.team.record.TeamHooks or None: on_open(tx, plan) when a step opens and
+    on_commit(tx, plan, run, step, result, decision) in its commit's transaction."""
+    check_input: Callable[[Any], None] | None = None
+    """(validated input) -> None, raising InvalidInput for what the input model cannot check
+    alone because it needs the database (a brand id that names no brand)."""
 
     def context_for_review(self, session: Any, run_input: dict[str, Any],
                            stage: str) -> dict[str, Any]:

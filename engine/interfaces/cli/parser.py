@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from engine.interfaces.cli import governance, ops, review
+from engine.interfaces.cli import governance, intake, ops, review, team
 
 RUN_ID = "the run's id (see `list`)"
 
@@ -187,4 +187,6 @@ def build_parser() -> argparse.ArgumentParser:
     et.add_argument("--endpoint", help="collector URL (default: $DRAFTROOM_OTLP_ENDPOINT)")
     et.set_defaults(fn=ops.cmd_export_trace)
     governance.register(sub, actor)  # audit verify, assign, policy, mcp-token
+    team.register(sub, actor)  # team (issue 18): memory
+    intake.register(sub, actor)  # intake: the onboarding chat (issue 18)
     return p

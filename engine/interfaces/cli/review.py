@@ -119,6 +119,8 @@ def cmd_list(a: argparse.Namespace) -> int:
     print(f"{'id':>6}  {'kind':<9} {'status':<16} {'it':>2}  scores")
     for r in runs:
         flags = f"  flags={r.open_flags}" if r.open_flags else ""
+        if r.overridden:  # approved over them: not open, and not a clean approval either
+            flags = f"  approved-with-override(flags={r.open_flags})"
         print(
             f"{r.id:>6}  {r.kind:<9} {r.status:<16} {r.iteration:>2}  "
             f"{_fmt_scores(r.scores)}{flags}"
@@ -129,8 +131,10 @@ def cmd_list(a: argparse.Namespace) -> int:
 
 def cmd_show(a: argparse.Namespace) -> int:
     d = views.get_run(a.run_id)
-    if a.json:
-        print(d.model_dump_json(indent=2))
+    if a.json:  # with the team's messages and artifacts and the run's memory (issue 18)
+        from engine.interfaces.cli.team import show_json
+
+        print(json.dumps(d.model_dump(mode="json") | show_json(d.id), indent=2))
         return 0
     print(f"run {d.id} [{d.kind}] {d.title}")
     print(

@@ -187,6 +187,20 @@ def get_brand(brand_id: int) -> BrandOut:
     return b
 
 
+def check_brand(campaign: Any) -> None:
+    """A campaign names a brand that exists: without it every draft and check would run on a
+    name alone (brand 999 once gave a brief titled "Why Nope: our products")."""
+    with session_scope() as s:
+        brand = load_brand(s, campaign.brand_id)
+        known = ", ".join(f"{b.id} {b.name}" for b in s.exec(
+            select(Brand).order_by(col(Brand.id)).limit(10))) if brand is None else ""
+    if brand is None:
+        raise InvalidInput(
+            f"There is no brand with id {campaign.brand_id} (brands: {known or 'none yet'}). "
+            "Create it on the Brands page, or plan the campaign in conversation with "
+            "`python -m engine intake`.", {"brand_id": "no brand has this id"})
+
+
 def create_brand(*, data: BrandIn | dict[str, Any], actor: str = "") -> BrandOut:
     """Validate and save a new brand; InvalidInput names each bad field."""
     brand = _parse(data)

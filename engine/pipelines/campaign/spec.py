@@ -15,6 +15,7 @@ from engine.llm.offline.campaign.outreach import draft_outreach
 from engine.llm.offline.campaign.plan import draft_plan
 from engine.llm.offline.campaign.shortlist import draft_shortlist
 from engine.pipelines.base import AgentSpec, Pipeline, StageSpec
+from engine.pipelines.campaign.brands import check_brand
 from engine.pipelines.campaign.compliance import campaign_checks
 from engine.pipelines.campaign.context import review_context, stage_context
 from engine.pipelines.campaign.critics import EVALUATOR
@@ -26,12 +27,14 @@ from engine.pipelines.campaign.models import (
     ShortlistDraft,
 )
 from engine.pipelines.campaign.tasks import render_draft_task
+from engine.pipelines.campaign.team import campaign_team
 from engine.pipelines.campaign.text import (
     render_brief,
     render_outreach_draft,
     render_plan,
     render_shortlist,
 )
+from engine.team.record import TeamHooks
 
 THRESHOLDS = {"brand_voice": 0.75, "quality": 0.75, "completion": 0.75, "compliance": 0.75}
 MAX_ITERATIONS = 3
@@ -105,18 +108,24 @@ def _title(i: CampaignInput) -> str:
     return title if len(title) <= 80 else title[:77] + "..."
 
 
+STAGE_SPECS = (
+    _stage("brief", BRIEF_WRITER, _no_context(render_brief)),
+    _stage("creators", CREATOR_FINDER, render_shortlist),
+    _stage("outreach", OUTREACH_WRITER, _no_context(render_outreach_draft)),
+    _stage("plan", PLAN_BUILDER, _no_context(render_plan)),
+)
+TEAM = campaign_team(STAGE_SPECS)  # team (issue 18): orchestrator > marketing lead > workers
+
 CAMPAIGN = Pipeline(
     kind="campaign",
     flags_name="compliance",
     input_model=CampaignInput,
-    stages=(
-        _stage("brief", BRIEF_WRITER, _no_context(render_brief)),
-        _stage("creators", CREATOR_FINDER, render_shortlist),
-        _stage("outreach", OUTREACH_WRITER, _no_context(render_outreach_draft)),
-        _stage("plan", PLAN_BUILDER, _no_context(render_plan)),
-    ),
+    stages=STAGE_SPECS,
     title=_title,
     stage_context=stage_context,
     review_context=review_context,
     exports=CAMPAIGN_EXPORTS,
+    team=TEAM,
+    hooks=TeamHooks(TEAM),
+    check_input=check_brand,
 )

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from engine.memory.access import CONTEXT_KEY, render_block
 from engine.pipelines.base import DraftTask, ReviewTask
 
 
@@ -25,6 +26,9 @@ def campaign_block(i: dict[str, Any]) -> str:
 def render_draft_task(t: DraftTask) -> str:
     parts = [f"Stage: {t.stage}", "Brand profile: " + brand_block(t.input, t.context),
              campaign_block(t.input)]
+    memory = render_block(t.context.get(CONTEXT_KEY))  # team (issue 18): shared + its own
+    if memory:
+        parts.append(memory)
     if t.context.get("brief"):
         parts.append("Approved brief:\n" + t.context["brief"])
     if t.context.get("candidates"):
@@ -47,6 +51,7 @@ def render_draft_task(t: DraftTask) -> str:
 
 def render_review_task(t: ReviewTask) -> str:
     flags = json.dumps([f.model_dump(include={"check", "category", "text"}) for f in t.flags])
+    memory = render_block(t.context.get(CONTEXT_KEY))  # team (issue 18): the lead's memory
     return (f"Stage: {t.stage}\nBrand profile: {brand_block(t.input, t.context)}\n"
-            f"{campaign_block(t.input)}\n\nDeterministic compliance findings: {flags}\n\n"
-            f"<draft>\n{t.content}\n</draft>")
+            f"{campaign_block(t.input)}\n\n" + (f"{memory}\n\n" if memory else "")
+            + f"Deterministic compliance findings: {flags}\n\n<draft>\n{t.content}\n</draft>")

@@ -1,0 +1,106 @@
+"""The words the offline extractor reads: the phrases that introduce each field, what a name,
+a place and an amount look like, and what a yes or a correction sounds like. Patterns are
+case-insensitive except where a capital letter is the signal (a name, a place)."""
+
+from __future__ import annotations
+
+import calendar
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from engine.intake.fields import FIELDS
+
+
+@dataclass(frozen=True)
+class Cue:
+    pattern: re.Pattern[str]
+    fields: tuple[str, ...]
+    """The fields the phrase may introduce, preferred first (rules._pick chooses)."""
+    source: str = "user_input"
+    type_word: str = ""
+
+
+def _cue(rx: str, *fields: str) -> Cue:
+    return Cue(re.compile(rx), fields)
+
+
+@lru_cache(maxsize=1)
+def label_cues() -> tuple[Cue, ...]:
+    """"budget: 4000", "Our audience is ...", "tone - warm": a field's label at the start of a
+    clause and a separator."""
+    out = []
+    for f in FIELDS:
+        labels = "|".join(re.escape(x) for x in sorted(f.labels, key=len, reverse=True))
+        out.append(_cue(rf"(?i:(?:^|(?<=[;,.(\n])|\band\b)\s*(?:our|the|my|your)?\s*"
+                        rf"(?:{labels})\s*(?::|=|–|\s-\s|\bis\b|\bare\b|'s\b|\bwould be\b)\s*)",
+                        f.name))
+    return tuple(out)
+
+
+PHRASES: tuple[Cue, ...] = (
+    _cue(r"(?i:\b(?:we(?:'re|\s+are)\s+called|it'?s\s+called|is\s+called|called|named|"
+         r"name\s+is|name's|i\s+run|we\s+run|i\s+own|we\s+own|i\s+manage|i\s+founded|"
+         r"(?:lead|manager|owner|founder|director|head|ceo|cmo)\s+(?:at|of)|work\s+(?:at|for)|"
+         r"we(?:'re|\s+are)|this\s+is))\s+(?=[A-Z0-9])", "business_name"),
+    _cue(r"(?i:\b(?:we|i)\s+(?:sell|make|bake|brew|roast|provide|run|design|build|teach|"
+         r"repair|create|produce|do))\b\s+(?=[a-z0-9])(?!the\b)", "sells", "products"),
+    _cue(r"(?i:\b(?:we(?:'re|\s+are)|it(?:'s|\s+is)|i(?:'m|\s+am))\s+(?:a|an)\b)\s+(?=[a-z])",
+         "sells"),
+    _cue(r"(?i:\b(?:we\s+(?:also\s+)?(?:sell|offer|make)\s+(?=the\b)|we\s+offer\b|"
+         r"(?:our\s+)?(?:main\s+|key\s+|best[- ]selling\s+|core\s+)?(?:products?|services|"
+         r"offerings|range|menu|best\s*sellers)\s+(?:are|is|include|includes)\b))\s*",
+         "products", "sells"),
+    _cue(r"(?i:\b(?:(?:our\s+)?(?:customers|clients|guests|buyers|users|readers|members|"
+         r"students|patients|fans|followers|visitors|shoppers|diners|regulars|community|"
+         r"audience|people|riders|players|parents|subscribers)\s+"
+         r"are(?:\s+mostly|\s+mainly)?|we\s+(?:mostly\s+|mainly\s+)?target|targeting|aimed\s+at|"
+         r"we\s+serve|popular\s+with))\s+", "audience"),
+    _cue(r"(?i:\b(?:(?:our\s+|the\s+|brand\s+)?(?:voice|tone)(?:\s+of\s+voice)?\s+(?:is|should\s+"
+         r"be)|we\s+sound|we(?:'re|\s+are)\s+known\s+for\s+being|sounds?\s+like))\s+", "voice"),
+    _cue(r"(?i:(?:\b(?:we\s+)?(?:must|should|can)?\s*(?:never|don't|do\s+not|mustn't|"
+         r"shouldn't|cannot|can't)\s+(?:ever\s+)?(?:claim|say|mention|promise|use\s+the\s+"
+         r"words?|call\s+(?:it|us|them))(?:ing)?(?:\s+(?:that|anything\s+is|we're|we\s+are))?|"
+         r"\bavoid(?:\s+(?:claiming|saying|mentioning|using|the\s+words?|claims?\s+(?:like|"
+         r"about|of|that)))?|\bbanned\s+(?:claims?|words?)(?:\s+(?:are|is))?|\bno\s+claims?\s+"
+         r"(?:about|of|that|like)))\s*:?\s*", "banned_claims"),
+    _cue(r"(?i:\b(?:based|located|headquartered)\s+(?:in|out\s+of)|\bwe(?:'re|\s+are)\s+"
+         r"(?:over\s+|out\s+|up\s+|down\s+)?in)\s+", "region"),
+    _cue(r"\b[Ii]n(?=\s+[A-Z])\s+", "region"),
+    _cue(r"(?i:\b(?:(?:the\s+|our\s+|main\s+|campaign\s+)?(?:goal|aim|objective)\s+(?:is|would\s+"
+         r"be)(?:\s+to)?|(?:we|i)(?:'d|\s+would)?\s+(?:really\s+)?(?:want|like|need|hope|love)"
+         r"\s+to|we'd\s+like|(?:we|i)\s+(?:want|need)(?!\s+to\b)|(?:we|i)(?:'re|\s+are|'m|\s+am)\s+(?:hoping|trying|looking|aiming)"
+         r"\s+to|hoping\s+to|trying\s+to|aiming\s+to))\s+", "goal"),
+)
+
+_NAME_TOKEN = r"[A-Z0-9&][\w'’&.+-]*"
+NAME = re.compile(rf"{_NAME_TOKEN}(?:\s+(?:(?:&|and|of|the|de|la|du)\s+)?{_NAME_TOKEN})*")
+PLACE = re.compile(r"([A-Z][\w'’.-]*(?:[ -](?:[A-Z][\w'’.-]*|de|la|upon|on)(?=\W|$))*"
+                   r"(?:,\s*[A-Z][\w'’.-]*(?:\s[A-Z][\w'’.-]*)*)?)")
+NOT_PLACES = {m.lower() for m in (*calendar.month_name[1:], *calendar.day_name)} | {
+    "instagram", "email", "whatsapp", "teams", "sms", "the", "our", "my", "spring", "summer",
+    "autumn", "fall", "winter", "christmas", "easter", "q1", "q2", "q3", "q4", "usd", "a", "an"}
+SELLS_AFTER_NAME = re.compile(r"\s*(?:,\s*|\s+is\s+|\s+-\s+)(?:a|an)\s+(?=[a-z])")
+TYPE_WORD = re.compile(r"(?i:\b(?:my|our)\s+(bakery|cafe|café|coffee\s+shop|shop|store|studio|"
+                       r"restaurant|gym|salon|bookshop|bookstore|boutique|bar|brewery|clinic|"
+                       r"agency|school|bike\s+shop|florist))\s+(?=is\s+called|is\s+named|'s\s+"
+                       r"called|called)")
+MONEY = re.compile(r"(?:\$|\busd\s?)\s?\d[\d,]*(?:\.\d+)?\s*(?:k|thousand|m|million)?\b|"
+                   r"\b\d[\d,]*(?:\.\d+)?\s*(?:k|thousand|m|million)?\s*(?:usd|dollars?|bucks)\b|"
+                   r"\b\d+(?:\.\d+)?k\b(?!\s+[a-z])", re.I)
+CORRECTION = re.compile(r"\b(?:no\s+wait|wait|actually|sorry|i\s+mean|make\s+it|rather|"
+                        r"correction|instead|no,)", re.I)
+CHANNEL_CONTEXT = re.compile(r"\b(?:channels?|via|through|over|reach|outreach|contact|by|"
+                             r"message\s+them)\b", re.I)
+GENERIC = re.compile(r"(?:(?:plan|run|start|create|set\s+up|do|make|launch|build|get\s+help\s+"
+                     r"with|help\s+with|work\s+on|talk\s+about)\s+)?(?:an?\s+|some\s+|my\s+|"
+                     r"our\s+|the\s+)?(?:new\s+)?(?:influencer\s+|marketing\s+|social\s+media\s+)*"
+                     r"(?:campaign|marketing|influencers)(?:\s+(?:with\s+you|please|for\s+us|for"
+                     r"\s+my\s+business))?", re.I)
+PREAMBLE = re.compile(r"^(?:(?:hi|hello|hey|good\s+(?:morning|afternoon|evening))(?:\s+there)?"
+                      r"[!,.\s]*)?(?:(?:i|we)\s*(?:'d|\s+would)?\s*(?:want|need|like|'m\s+"
+                      r"looking|am\s+looking)\s+to\s+)?", re.I)
+YES = re.compile(r"^\s*(?:oh\s+|ok(?:ay)?[,\s]+)?(?:yes|yep|yeah|yup|sure|correct|confirm(?:ed)?|"
+                 r"that'?s\s+(?:all\s+)?(?:right|correct|it)|that\s+is\s+correct|looks\s+(?:good|"
+                 r"right|great|fine)|all\s+(?:good|correct)|sounds\s+(?:good|right|great)|"
+                 r"go\s+ahead|perfect|ok(?:ay)?|right|exactly|approved?|lgtm|spot\s+on)\b", re.I)

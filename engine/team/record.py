@@ -1,0 +1,348 @@
+"""The loop hooks of a team pipeline: its messages and its memory, written in the transactions
+the loop already makes (a step's opening, a step's commit), so a process killed mid-step
+leaves no message or memory of the step it did not commit, and the step redone writes them
+once. No model is called here: the worker is the stage's drafter, the lead's evaluation is
+the critic step and the supervisor's decision on it (engine/loop/)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import insert, select
+from sqlalchemy.engine import Connection
+
+from db.models import Draft, HumanAction, Intake, IntakeMessage, Step, TeamMessage, utcnow
+from engine.memory import store
+from engine.memory.access import CONTEXT_KEY, for_agent
+from engine.memory.store import SHARED, Scope, agent_namespace
+from engine.team.models import (
+    PERSON,
+    EvaluationPayload,
+    FeedbackPayload,
+    Member,
+    ResultPayload,
+    TaskPayload,
+    TeamSpec,
+)
+
+MSG_T = TeamMessage.__table__  # type: ignore[attr-defined]
+STEP_T = Step.__table__  # type: ignore[attr-defined]
+DRAFT_T = Draft.__table__  # type: ignore[attr-defined]
+ACTION_T = HumanAction.__table__  # type: ignore[attr-defined]
+INTAKE_T = Intake.__table__  # type: ignore[attr-defined]
+INTAKE_MSG_T = IntakeMessage.__table__  # type: ignore[attr-defined]
+PROFILE = "profile"
+"""A person's namespace the team of each of their runs reads (Creo's user_profile)."""
+KEEP = 12
+"""How many entries of a memory list (attempts, decisions, searches) are kept."""
+CARD_KEYS = ("name", "website", "location", "service_type", "voice", "audience", "products",
+             "avoid_words", "avoid_claims")
+INPUT_NAMES = {"brand": "the brand profile", "brief": "the approved brief",
+               "candidates": "ranked candidate creators", "shortlist": "the approved shortlist",
+               "outreach": "the approved outreach", "feedback": "people's comments"}
+
+
+class TeamHooks:
+    """What the supervisor calls for a pipeline with a team (Pipeline.hooks)."""
+
+    def __init__(self, team: TeamSpec) -> None:
+        self.team = team
+
+    # -- opening a step: what the agent is given from memory ----------------------------------
+
+    def on_open(self, tx: Any, plan: Any) -> None:
+        if plan.node == "draft" and plan.task is not None:
+            _refresh_shared(tx.c, plan, plan.task.context)
+            worker = self.team.workers[plan.stage].name
+            plan.task.context[CONTEXT_KEY] = for_agent(tx.c, plan.run_id, worker).model_dump()
+        elif plan.node == "review":
+            _refresh_shared(tx.c, plan, plan.context)
+            plan.context[CONTEXT_KEY] = for_agent(tx.c, plan.run_id,
+                                                  self.team.lead.name).model_dump()
+
+    # -- committing a step: the messages it stands for, and what it leaves in memory -----------
+
+    def on_commit(self, tx: Any, plan: Any, run: Any, step: Any, result: Any,
+                  decision: str) -> None:
+        log = _Log(tx.c, plan, self.team)
+        if plan.node == "draft":
+            log.drafted(run, step.draft_id, result)
+        elif plan.node == "review":
+            notes = [n.note.text for n in sorted(result.notes, key=_urgency)
+                     if n.note.target in ("drafter", "broadcast")]
+            log.evaluated(run, result, notes, decision)
+        elif plan.node == "decide":  # a decision taken apart from its review (after a halt)
+            log.decided(run, _notes_of(tx.c, run.current_draft_id), decision)
+        elif plan.node == "advance":
+            store.merge(tx.c, Scope.run(plan.run_id), SHARED, {"stage": run.stage},
+                        source=f"orchestrator, step {plan.seq}")
+            _append(tx.c, plan.run_id, SHARED, "decisions",
+                    f"people approved the {plan.stage} stage; moving to {run.stage}",
+                    source=f"orchestrator, step {plan.seq}")
+
+
+def _urgency(n: Any) -> int:
+    return {"critical": 0, "warning": 1}.get(n.note.priority, 2)
+
+
+def _notes_of(c: Connection, draft_id: int | None) -> list[str]:
+    from db.models import Note
+
+    t = Note.__table__  # type: ignore[attr-defined]
+    rows = c.execute(select(t.c.priority, t.c.text).where(
+        t.c.draft_id == draft_id, t.c.target.in_(("drafter", "broadcast")))).all()
+    order = {"critical": 0, "warning": 1}
+    return [text for _, text in sorted(rows, key=lambda r: order.get(r[0], 2))]
+
+
+def _append(c: Connection, run_id: int, namespace: str, key: str, item: Any, *,
+            source: str) -> None:
+    scope = Scope.run(run_id)
+    ns = store.get(c, scope, namespace)
+    items = list((ns.data.get(key) if ns else None) or [])
+    store.merge(c, scope, namespace, {key: (items + [item])[-KEEP:]}, source=source)
+
+
+def _refresh_shared(c: Connection, plan: Any, context: dict[str, Any]) -> None:
+    """What every agent of the run reads: the business card (as confirmed in the intake chat
+    the run was started from, else the brand profile), the campaign, the stage, what people
+    said. A merge writes only what changed, so a step redone writes nothing twice."""
+    scope = Scope.run(plan.run_id)
+    chat = _intake_of(c, plan.run_id)
+    if chat is not None and chat["card"]:
+        store.merge(c, scope, SHARED, {"business_card": chat["card"].get("business") or {},
+                                       "confirmed_goal": chat["card"].get("campaign") or {}},
+                    source=chat["source"])
+    else:
+        brand = context.get("brand") or {}
+        card = {k: brand[k] for k in CARD_KEYS if brand.get(k) not in (None, "", [])}
+        where = (f"brand profile #{plan.input.get('brand_id')} (brands table)"
+                 if plan.input.get("brand_id") else "the run's input")
+        store.merge(c, scope, SHARED, {"business_card": card}, source=where)
+    keep = ("goal", "audience", "budget", "channels", "num_creators")
+    store.merge(c, scope, SHARED, {"campaign": {k: plan.input.get(k) for k in keep
+                                                if k in plan.input}},
+                source="the run's input, as started")
+    store.merge(c, scope, SHARED, {"stage": plan.stage},
+                source=f"orchestrator, step {plan.seq}")
+    author = str(getattr(plan.run, "created_by", "") or "")
+    profile = store.get(c, Scope.user(author), PROFILE) if author.strip() else None
+    if profile is not None and profile.data:  # the author's own memory, read by the team
+        store.merge(c, scope, SHARED, {"user_profile": profile.data},
+                    source=f"{author}'s own memory (namespace {PROFILE!r})")
+    said = (chat["messages"] if chat else []) + _conversation(c, plan.run_id)
+    if said:
+        store.merge(c, scope, SHARED, {"conversation": said[-2 * KEEP:]},
+                    source=("the intake chat and " if chat else "")
+                    + "the run's audit trail (people's acts)")
+
+
+def _intake_of(c: Connection, run_id: int) -> dict[str, Any] | None:
+    """The intake chat the run was started from (engine/intake/): its confirmed card and its
+    messages; None for a run started from the form."""
+    row = c.execute(select(INTAKE_T.c.id, INTAKE_T.c.card, INTAKE_T.c.created_by)
+                    .where(INTAKE_T.c.run_id == run_id)).first()
+    if row is None:
+        return None
+    msgs = c.execute(select(INTAKE_MSG_T.c.role, INTAKE_MSG_T.c.text)
+                     .where(INTAKE_MSG_T.c.intake_id == row.id)
+                     .order_by(INTAKE_MSG_T.c.idx)).all()
+    who = row.created_by or "the person"
+    card = dict(row.card or {})
+    return {"card": card, "source": f"intake chat #{row.id}, confirmed by {who}"
+            + (f" at {card['confirmed_at']}" if card.get("confirmed_at") else ""),
+            "messages": [{"who": who if role == "user" else "onboarding agent",
+                          "act": "intake", "said": text[:500]} for role, text in msgs]}
+
+
+def _conversation(c: Connection, run_id: int) -> list[dict[str, Any]]:
+    rows = c.execute(
+        select(ACTION_T.c.actor, ACTION_T.c.action, ACTION_T.c.comment, DRAFT_T.c.stage,
+               DRAFT_T.c.version)
+        .select_from(ACTION_T.outerjoin(DRAFT_T, DRAFT_T.c.id == ACTION_T.c.draft_id))
+        .where(ACTION_T.c.run_id == run_id).order_by(ACTION_T.c.at, ACTION_T.c.id)).all()
+    return [{"who": who, "act": act, "stage": stage, "version": version,
+             **({"said": comment} if comment else {})}
+            for who, act, comment, stage, version in rows
+            if comment or act.startswith("approve")]
+
+
+class _Log:
+    """The messages of one committed step, and what they leave in memory."""
+
+    def __init__(self, c: Connection, plan: Any, team: TeamSpec) -> None:
+        self.c, self.plan, self.team = c, plan, team
+        self.worker: Member = team.workers[plan.stage]
+        self.lead, self.orch = team.lead.name, team.orchestrator.name
+        self.source = f"step {plan.seq} ({plan.node}, {plan.stage})"
+
+    def send(self, kind: str, sender: str, recipient: str, payload: Any, *,
+             iteration: int, at: datetime | None = None, artifact: str | None = None,
+             draft_id: int | None = None) -> None:
+        self.c.execute(insert(MSG_T).values(
+            run_id=self.plan.run_id, step_id=self.plan.step_id, kind=kind, sender=sender,
+            recipient=recipient, stage=self.plan.stage, iteration=iteration,
+            payload=payload.model_dump(mode="json"), artifact=artifact, draft_id=draft_id,
+            at=at or utcnow()))
+
+    def _stage_messages(self) -> list[Any]:
+        return list(self.c.execute(select(MSG_T.c.kind, MSG_T.c.sender, MSG_T.c.payload,
+                                          MSG_T.c.artifact)
+                                   .where(MSG_T.c.run_id == self.plan.run_id,
+                                          MSG_T.c.stage == self.plan.stage)).all())
+
+    def _started(self) -> datetime | None:
+        return self.c.execute(select(STEP_T.c.started_at)
+                              .where(STEP_T.c.id == self.plan.step_id)).scalar()
+
+    # -- a worker's draft ---------------------------------------------------------------------
+
+    def drafted(self, run: Any, draft_id: int | None, text: str) -> None:
+        task, worker = self.plan.task, self.worker
+        earlier = self._stage_messages()
+        at = self._started()
+        attempt = self.plan.iteration + 1
+        if not any(k == "task" and s == self.orch for k, s, _, _ in earlier):
+            goal = self.plan.input.get("goal") or ""
+            self.send("task", self.orch, self.lead, TaskPayload(
+                summary=f"Stage {self.plan.stage}: {goal}".strip(),
+                instructions=f"Have the {worker.title.lower()} draft it and evaluate the "
+                             "result before it goes to people."), iteration=0, at=at)
+            self.send("task", self.lead, worker.name, TaskPayload(
+                summary=self.team.assignments.get(self.plan.stage, f"Draft {self.plan.stage}"),
+                instructions=f"Attempt {attempt}.", inputs=_inputs(task.context)),
+                iteration=attempt, at=at)
+        relayed = {f for k, s, p, _ in earlier if k == "feedback" and s == self.orch
+                   for f in (p or {}).get("from_people", [])}
+        new = [f for f in task.feedback if f not in relayed]
+        if new:  # a person sent the stage back with comments: down the hierarchy
+            most = self._max_attempts()
+            self.send("feedback", self.orch, self.lead, FeedbackPayload(
+                summary="People sent the stage back.", from_people=new, attempt=attempt,
+                max_attempts=most), iteration=attempt, at=at)
+            self.send("feedback", self.lead, worker.name, FeedbackPayload(
+                summary="Apply what people asked for.",
+                notes=[n.text for n in task.notes if n.priority != "info"],
+                from_people=new, attempt=attempt, max_attempts=most), iteration=attempt, at=at)
+        n = 1 + sum(1 for k, s, _, _ in earlier if k == "result" and s == worker.name)
+        artifact = f"{worker.name} v{n}"
+        version = self.c.execute(select(DRAFT_T.c.version)
+                                 .where(DRAFT_T.c.id == draft_id)).scalar()
+        self.send("result", worker.name, self.lead, ResultPayload(
+            summary=f"{artifact} for the {self.plan.stage} stage (run version v{version}).",
+            artifact=artifact, version=version, chars=len(text)),
+            iteration=attempt, artifact=artifact, draft_id=draft_id)
+        _append(self.c, self.plan.run_id, agent_namespace(worker.name), "attempts",
+                {"artifact": artifact, "version": version, "chars": len(text)},
+                source=self.source)
+        if "candidates" in task.context:
+            self._scouted(task.context["candidates"], text, artifact)
+
+    def _scouted(self, candidates: list[dict[str, Any]], text: str, artifact: str) -> None:
+        """The scout's own memory: what it searched, and whom it passed over."""
+        ns = agent_namespace(self.worker.name)
+        handles = [str(c.get("handle")) for c in candidates if c.get("handle")]
+        chosen = [h for h in handles if h.lower() in text.lower()]
+        i = self.plan.input
+        _append(self.c, self.plan.run_id, ns, "search_history", {
+            "artifact": artifact, "goal": i.get("goal"), "audience": i.get("audience"),
+            "channels": i.get("channels"), "budget": i.get("budget"),
+            "candidates": len(handles), "top": handles[:5]}, source=self.source)
+        old = store.get(self.c, Scope.run(self.plan.run_id), ns)
+        rejected = dict((old.data.get("rejected") if old else None) or {})
+        rejected = {h: why for h, why in rejected.items() if h not in chosen}
+        rejected.update({h: f"ranked but not chosen in {artifact}" for h in handles
+                         if h not in chosen and h not in rejected})
+        store.merge(self.c, Scope.run(self.plan.run_id), ns, {"rejected": rejected},
+                    source=self.source)
+
+    # -- the lead's evaluation and what follows it --------------------------------------------
+
+    def evaluated(self, run: Any, outcome: Any, notes: list[str], decision: str) -> None:
+        from engine.loop.decide import gate, review_verdict, thresholds_for
+        from engine.pipelines.registry import get_pipeline
+
+        stage = get_pipeline(self.plan.kind).stage(self.plan.stage)
+        scores = {s.name: round(s.value, 4) for s in outcome.scores}
+        blocking = [f.category for f in outcome.flags if f.blocking]
+        said = review_verdict(outcome.verdicts)
+        passed = gate(scores, blocking, thresholds_for(stage, self.plan.params),
+                      [said] if stage.require_pass_verdict and said else None)
+        author, artifact = self._author(run.current_draft_id)
+        verdict = _lead_verdict(run, passed.passed)
+        why = passed.why if verdict == "PASS" or not decision else decision
+        self.send("evaluation", self.lead, author, EvaluationPayload(
+            verdict=verdict, evaluator_verdict=said, scores=scores, why=why,
+            notes=notes[:8], flags=[f"{f.category}: {f.text}" for f in outcome.flags][:8],
+            artifact=artifact), iteration=self.plan.iteration, artifact=artifact,
+            draft_id=run.current_draft_id)
+        _append(self.c, self.plan.run_id, agent_namespace(self.lead), "evaluations",
+                {"artifact": artifact, "verdict": verdict, "why": why},
+                source=self.source)
+        if author == self.worker.name:
+            _append(self.c, self.plan.run_id, agent_namespace(author), "lead_said",
+                    {"artifact": artifact, "verdict": verdict, "notes": notes[:5]},
+                    source=f"the marketing lead's evaluation, {self.source}")
+        self.decided(run, notes, decision)
+
+    def _max_attempts(self) -> int:
+        from engine.loop.decide import max_iterations_for
+        from engine.pipelines.registry import get_pipeline
+
+        stage = get_pipeline(self.plan.kind).stage(self.plan.stage)
+        return max_iterations_for(stage, self.plan.params)
+
+    def decided(self, run: Any, notes: list[str], decision: str) -> None:
+        """The lead's decision: the work goes back to the worker, or up to people."""
+        _, artifact = self._author(run.current_draft_id)
+        if run.status == "running" and run.next_node == "draft":
+            self.send("feedback", self.lead, self.worker.name, FeedbackPayload(
+                summary=decision or "Revise.", notes=notes[:8], attempt=run.iteration + 1,
+                max_attempts=self._max_attempts()),
+                iteration=run.iteration + 1, artifact=artifact)
+        elif run.status == "awaiting_review":
+            self.send("result", self.lead, self.orch, ResultPayload(
+                summary=decision or "Waiting for review.", artifact=artifact),
+                iteration=self.plan.iteration, artifact=artifact)
+            self.send("result", self.orch, PERSON, ResultPayload(
+                summary=f"The {self.plan.stage} stage is ready for your review "
+                        f"({artifact}).", artifact=artifact),
+                iteration=self.plan.iteration, artifact=artifact)
+        if decision:
+            _append(self.c, self.plan.run_id, SHARED, "decisions",
+                    f"{self.plan.stage}, {artifact}: {decision}",
+                    source=f"the marketing lead, {self.source}")
+
+    def _author(self, draft_id: int | None) -> tuple[str, str | None]:
+        """Who wrote the version under evaluation (a worker, or people), and its artifact."""
+        row = self.c.execute(select(MSG_T.c.sender, MSG_T.c.artifact).where(
+            MSG_T.c.run_id == self.plan.run_id, MSG_T.c.kind == "result",
+            MSG_T.c.draft_id == draft_id)).first()
+        if row is not None:
+            return str(row[0]), row[1]
+        version = self.c.execute(select(DRAFT_T.c.version)
+                                 .where(DRAFT_T.c.id == draft_id)).scalar()
+        return PERSON, f"{PERSON} v{version}" if version else None
+
+
+def _lead_verdict(run: Any, gate_passed: bool) -> str:
+    """The lead's verdict is its decision: PASS only when the work goes up to people as
+    passing (thresholds met; or a person's edit or halt with the gate passed), REVISE when it
+    goes back to the worker or up to people unfinished (a stall, the iteration limit)."""
+    if run.status == "running" or run.halt_reason in ("stalled", "max_iterations"):
+        return "REVISE"
+    if run.halt_reason == "thresholds_met":
+        return "PASS"
+    return "PASS" if gate_passed else "REVISE"
+
+
+def _inputs(context: dict[str, Any]) -> list[str]:
+    out = [INPUT_NAMES.get(k, k) for k, v in context.items()
+           if v and k not in ("directory", CONTEXT_KEY)]
+    mem = context.get(CONTEXT_KEY) or {}
+    out += [f"memory: {n}" for n in mem.get("namespaces", [])]
+    return out
+
+
+__all__ = ["TeamHooks"]
