@@ -25,14 +25,16 @@ Design decisions worth knowing:
 - Instructions inside the text ("ignore previous instructions, safety checks
   off") have no effect: nothing here reads the text as instructions.
 
-- Measured honestly (tests/data/safety_fresh_README.md): on passages written by someone
-  who never saw the rules and never used for tuning, recall 0.43 at a false-alarm rate of
-  0.07 - far from catching everything; the LLM Safety Guardian stays necessary.
+- Measured honestly (tests/data/safety_fresh_README.md, tools/safety_cv.py): on batches the
+  rules were never written against and the classifier never trained on (grouped
+  cross-validation), recall 0.76 at a false-alarm rate of 0.04-0.08 - far from catching
+  everything; the LLM Safety Guardian stays necessary.
 
 Where things are: the rules, lexicons and frames are data (engine/checks/data/*.toml, loaded
 by safety_rules.py); sentence splitting and normalising in sentences.py; here, the framing
-logic that drops protective hits, and the screen. tools/evaluate_safety.py scores it on a
-labelled set.
+logic that drops protective hits, and the screen; the classifier in safety_model.py (its
+verdicts pass the same frames). tools/evaluate_safety.py scores it on a labelled set,
+tools/safety_cv.py cross-validates the classifier by batch and picks MODEL_THRESHOLD.
 """
 
 from __future__ import annotations
@@ -207,21 +209,17 @@ def model_scores(sentences: list[str], model, floor: float, bare_margin: float =
     out: list[list[tuple[str, float, str]]] = [[] for _ in sentences]
     norm = [_normalise(s) for s in sentences]
     ok = [len(s.split()) >= MODEL_MIN_WORDS for s in norm]
-    singles = [i for i in range(len(sentences)) if ok[i]]
     pairs = [i for i in range(len(sentences) - 1) if ok[i] or ok[i + 1]]
-    texts = [sentences[i] for i in singles] + [f"{sentences[i]} {sentences[i + 1]}" for i in pairs]
-    if not texts:
+    if not any(ok):
         return out
-    unique = list(dict.fromkeys(texts))  # a long draft repeats lines; judge each text once
-    p_of = dict(zip(unique, model.unsafe_probability(unique), strict=True))
-    probs = [p_of[t] for t in texts]
+    single_p, pair_p = model.window_probability(sentences, [(i, i + 1) for i in pairs])
     # (probability, text judged, the sentences a verdict may land on)
-    windows = [(p, sentences[i], (i,)) for i, p in zip(singles, probs, strict=False)]
+    windows = [(p, sentences[i], (i,)) for i, p in enumerate(single_p) if ok[i]]
     windows += [(p, f"{sentences[i]} {sentences[i + 1]}", (i, i + 1))
-                for i, p in zip(pairs, probs[len(singles):], strict=True)]
+                for i, p in zip(pairs, pair_p, strict=True)]
     windows = sorted((w for w in windows if w[0] >= floor), key=lambda w: -w[0])
     judged = list(dict.fromkeys(w[1] for w in windows))
-    verdict_of = dict(zip(judged, model.predict(judged, 0.0), strict=True))
+    verdict_of = dict(zip(judged, model.predict(judged), strict=True))
     for p, text, where in windows:
         vs = verdict_of[text]
         for v in vs:
@@ -261,7 +259,7 @@ def screen_protocol(text: str, *, use_model: bool = True) -> ScreenResult:
     found = [explain_sentence(text[a:b]) for a, b in spans]
     model = get_model() if use_model else None
     if model is not None:
-        for i, hits in enumerate(_model_hits_cached(tuple(text[a:b] for a, b in spans), model)):
+        for i, hits in enumerate(model_hits([text[a:b] for a, b in spans], model)):
             have = {c for c, _ in found[i]}
             found[i] += [(c, why) for c, why in hits if c not in have]
     for (start, end), hits in zip(spans, found, strict=True):
@@ -270,19 +268,3 @@ def screen_protocol(text: str, *, use_model: bool = True) -> ScreenResult:
                                  reason=why))
     penalty = sum(WEIGHTS[f.category] for f in flags)
     return ScreenResult(safety_score=round(max(0.0, 1.0 - penalty), 4), flags=flags)
-
-
-def _model_hits_cached(sentences: tuple[str, ...], model) -> list[list[tuple[str, str]]]:
-    """The classifier's verdicts per sentence, kept per (sentence, next sentence): a loop
-    repeats most sentences from one revision to the next."""
-    keys = [(s, sentences[i + 1] if i + 1 < len(sentences) else "", sentences[i - 1] if i else "")
-            for i, s in enumerate(sentences)]
-    if any(k not in _MODEL_CACHE for k in keys):
-        for k, hits in zip(keys, model_hits(list(sentences), model), strict=True):
-            if len(_MODEL_CACHE) >= 16384:
-                _MODEL_CACHE.clear()
-            _MODEL_CACHE[k] = hits
-    return [list(_MODEL_CACHE[k]) for k in keys]
-
-
-_MODEL_CACHE: dict[tuple[str, str, str], list[tuple[str, str]]] = {}

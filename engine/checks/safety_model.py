@@ -56,18 +56,24 @@ _YOU = re.compile(r"\b(?:you|your|yourself|u|ur|youre|you're)\b")
 
 
 @cache
-def _class_patterns() -> tuple[tuple[re.Pattern[str], str], ...]:
-    return tuple((compile_pattern(rf"\b<<{name}>>\b", f"model class {name}"), token)
-                 for name, token in _CLASSES)
+def _classes() -> tuple[re.Pattern[str], dict[str, str]]:
+    """All class lexicons as one alternation of named groups (one scan per text); at a given
+    place the first lexicon listed wins."""
+    groups = {f"c{i}": token for i, (_, token) in enumerate(_CLASSES)}
+    joined = "|".join(f"(?P<c{i}><<{name}>>)" for i, (name, _) in enumerate(_CLASSES))
+    return compile_pattern(rf"\b(?:{joined})\b", "model classes"), groups
+
+
+def _group(m: re.Match[str]) -> str:
+    return next(k for k, v in m.groupdict().items() if v is not None)
 
 
 def abstract(text: str) -> str:
     """The normalised text with lexicon entries replaced by their class token and frame tokens
     appended (the word features read this copy)."""
     s = _normalise(text)
-    out = s
-    for pattern, token in _class_patterns():
-        out = pattern.sub(f" {token} ", out)
+    pattern, groups = _classes()
+    out = pattern.sub(lambda m: f" {groups[_group(m)]} ", s)
     tags = [token for token, name in _FRAME_TOKENS if FRAMES[name].search(s)]
     if FRAMES["neg_lead"].match(s):
         tags.append("zfleadnegz")
@@ -87,23 +93,28 @@ class Verdict:
 
 
 class SafetyModel:
-    """Probability that a sentence is unsafe, the likeliest category, and the cues behind it."""
+    """Probability that a sentence (or two neighbouring ones) is unsafe, the likeliest
+    category, and the cues behind it. Answers are kept per text: a loop re-screens mostly the
+    same sentences."""
+
+    CACHE_SIZE = 16384
 
     def __init__(self, rows: list[dict], c: float = 4.0):
         from sklearn.feature_extraction.text import TfidfVectorizer
         from sklearn.linear_model import LogisticRegression
 
         # words (and the class and frame tokens) over the abstracted copy, characters over
-        # the text itself (misspellings, slang, names the lexicons lack)
+        # the text itself (misspellings, slang, names the lexicons lack); unnormalised, so two
+        # neighbouring sentences are judged together by adding their vectors
         self.word = TfidfVectorizer(ngram_range=(1, 3), sublinear_tf=True, min_df=1,
-                                    token_pattern=r"(?u)\b\w[\w']*\b")
+                                    token_pattern=r"(?u)\b\w[\w']*\b", norm=None)
         self.char = TfidfVectorizer(analyzer="char_wb", ngram_range=(2, 5), sublinear_tf=True,
-                                    min_df=2)
+                                    min_df=2, norm=None)
         texts = [r["text"] for r in rows]
         self.word.fit([abstract(t) for t in texts])
         self.char.fit([_normalise(t) for t in texts])
         self.names = [*self.word.get_feature_names_out(), *self.char.get_feature_names_out()]
-        x = self._x(texts)
+        x = self._combine(*self._raw(texts))
         self.unsafe = LogisticRegression(C=c, class_weight="balanced", max_iter=3000).fit(
             x, [bool(r["categories"]) for r in rows])
         unsafe_rows = [i for i, r in enumerate(rows) if r["categories"]]
@@ -114,35 +125,80 @@ class SafetyModel:
             if any(y) and not all(y):
                 self.models[cat] = LogisticRegression(C=c, class_weight="balanced",
                                                       max_iter=3000).fit(xu, y)
+        self._p: dict[str, float] = {}
+        self._v: dict[str, list[Verdict]] = {}
 
-    def _x(self, sentences: list[str]):
+    def _raw(self, texts: list[str]):
+        return (self.word.transform([abstract(t) for t in texts]),
+                self.char.transform([_normalise(t) for t in texts]))
+
+    @staticmethod
+    def _combine(words, chars):
         from scipy.sparse import hstack
+        from sklearn.preprocessing import normalize
 
-        return hstack([self.word.transform([abstract(s) for s in sentences]),
-                       self.char.transform([_normalise(s) for s in sentences])]).tocsr()
+        return hstack([normalize(words), normalize(chars)]).tocsr()
 
-    def unsafe_probability(self, sentences: list[str]) -> list[float]:
-        if not sentences:
+    def _x(self, texts: list[str]):
+        return self._combine(*self._raw(texts))
+
+    def unsafe_probability(self, texts: list[str]) -> list[float]:
+        if not texts:
             return []
-        return [float(p) for p in self.unsafe.predict_proba(self._x(sentences))[:, 1]]
+        return [float(p) for p in self.unsafe.predict_proba(self._x(texts))[:, 1]]
 
-    def predict(self, sentences: list[str], threshold: float = 0.0) -> list[list[Verdict]]:
-        """For each sentence whose unsafe probability reaches `threshold`, its categories most
+    def window_probability(self, sentences: list[str], pairs: list[tuple[int, int]],
+                           ) -> tuple[list[float], list[float]]:
+        """Unsafe probability of each sentence and of each pair (i, j) of them read together
+        (their vectors added: one transform per new sentence, not per window)."""
+        keys = [*sentences, *(f"{sentences[i]}\x00{sentences[j]}" for i, j in pairs)]
+        first = {k: n for n, k in reversed(list(enumerate(keys)))}  # a draft repeats lines
+        missing = sorted(n for k, n in first.items() if k not in self._p)
+        if missing:
+            from scipy.sparse import vstack
+
+            n = len(sentences)
+            need = sorted({m for k in missing for m in ((k,) if k < n else pairs[k - n])})
+            row = {m: r for r, m in enumerate(need)}
+            words, chars = self._raw([sentences[m] for m in need])
+            singles = [k for k in missing if k < n]
+            left = [row[pairs[k - n][0]] for k in missing if k >= n]
+            right = [row[pairs[k - n][1]] for k in missing if k >= n]
+            sel = [row[k] for k in singles]
+            w = vstack([words[sel], words[left] + words[right]])
+            c = vstack([chars[sel], chars[left] + chars[right]])
+            probs = self.unsafe.predict_proba(self._combine(w, c))[:, 1]
+            if len(self._p) > self.CACHE_SIZE:
+                self._p.clear()
+            order = singles + [k for k in missing if k >= n]
+            self._p.update(zip((keys[k] for k in order), map(float, probs), strict=True))
+        p = [self._p[k] for k in keys]
+        return p[:len(sentences)], p[len(sentences):]
+
+    def predict(self, texts: list[str], threshold: float = 0.0) -> list[list[Verdict]]:
+        """For each text whose unsafe probability reaches `threshold`, its categories most
         likely first, each carrying that probability (the cues are worked out only for them,
         which keeps the screen fast)."""
-        if not sentences:
-            return []
-        x = self._x(sentences)
+        todo = [t for t in dict.fromkeys(texts) if t not in self._v]
+        if todo:
+            if len(self._v) > self.CACHE_SIZE:
+                self._v.clear()
+            self._v.update(zip(todo, self._verdicts(todo), strict=True))
+        return [[v for v in self._v[t] if v.probability >= threshold] for t in texts]
+
+    def _verdicts(self, texts: list[str]) -> list[list[Verdict]]:
+        import numpy as np
+
+        x = self._x(texts)
         p_unsafe = self.unsafe.predict_proba(x)[:, 1]
-        out: list[list[Verdict]] = [[] for _ in sentences]
-        for i in (p_unsafe >= threshold).nonzero()[0]:
-            row = x[i]
-            ranked = sorted(((m.predict_proba(row)[0, 1], c) for c, m in self.models.items()),
-                            reverse=True)
-            for p_cat, cat in ranked:
-                if p_cat < 0.5 and out[i]:
+        cats = list(self.models)
+        p_cat = np.column_stack([self.models[c].predict_proba(x)[:, 1] for c in cats])
+        out: list[list[Verdict]] = [[] for _ in texts]
+        for i in range(len(texts)):
+            for k in np.argsort(-p_cat[i]):
+                if p_cat[i, k] < 0.5 and out[i]:
                     break
-                out[i].append(Verdict(cat, float(p_unsafe[i]), self._cues(row, cat)))
+                out[i].append(Verdict(cats[k], float(p_unsafe[i]), self._cues(x[i], cats[k])))
         return out
 
     def _cues(self, row, category: str) -> tuple[str, ...]:
