@@ -8,7 +8,7 @@ from pathlib import Path
 import streamlit as st
 
 from engine.interfaces.serve import refusal
-from ui.budget_banner import budget_banner
+from ui.budget_banner import sidebar_budget_banner
 from ui.sidebar import render_sidebar
 from ui.startup import prepare_database
 from ui.worker import ensure_worker
@@ -32,11 +32,13 @@ SECTIONS: dict[str, list[tuple[str, str, str]]] = {
     "Operations": [
         ("pages/costs.py", "Costs", ":material/payments:"),
         ("pages/traces.py", "Traces", ":material/timeline:"),
+        ("pages/calibration.py", "Calibration", ":material/balance:"),  # ops: critics vs people
     ],
     "Configuration": [
         ("pages/prompts.py", "Prompts", ":material/chat:"),
         ("pages/brands.py", "Brands", ":material/storefront:"),
         ("pages/settings.py", "Settings", ":material/settings:"),
+        ("pages/team.py", "Team", ":material/group:"),  # ops: roles and approval policies
     ],
 }
 
@@ -58,5 +60,5 @@ page = st.navigation({section: pages for section, pages in nav.items() if pages}
 
 render_sidebar(ensure_worker())
 with st.sidebar:
-    budget_banner(compact=True)  # monthly budget alerts at 80% and 100%
+    sidebar_budget_banner(page.url_path)  # monthly budget alerts at 80% and 100%
 page.run()

@@ -4,6 +4,7 @@
     python -m bench --quick              # small N: proves they run, figures are rough
     python -m bench --only langgraph     # one (or a comma-separated few); --list names them
     python -m bench --out results.md     # also write the table, with the machine, to a file
+    DRAFTROOM_BENCH_SCALE=full python -m bench --only ops,pages   # 1M calls / 50k runs
 """
 
 from __future__ import annotations
@@ -31,7 +32,10 @@ BENCHES: dict[str, str] = {
     "refused_format": "bench.refused_format",
     "throughput": "bench.throughput",
     "memory": "bench.memory",
+    "concurrency": "bench.concurrency",  # many runs at once in one worker (issue 16 item 6)
+    "streaming": "bench.streaming",  # server send -> Chromium DOM (issue 16)
     "ops": "bench.bench_ops",  # another module's rows (Costs page and friends), when present
+    "pages": "bench.bench_pages",  # every page at scale in Chromium (issue 15)
 }
 
 

@@ -4,6 +4,9 @@ run, and (with Chromium) both pages rendered in a real browser.
 
     python -m bench.bench_ops [--calls N] [--runs N] [--no-browser] [--quick]
 
+Under `python -m bench` it seeds 100,000 calls; DRAFTROOM_BENCH_SCALE=full seeds 1,000,000
+(and DRAFTROOM_BENCH_DB=path keeps the seeded file and reuses it).
+
 `run()` returns the rows (dicts) that `python -m bench` prints; nothing here is a test."""
 
 from __future__ import annotations
@@ -60,7 +63,7 @@ def _time(fn: Callable[[], Any], repeat: int = REPEAT) -> list[float]:
 def _queries(big_run_id: int | None) -> list[dict[str, Any]]:
     from engine import ops, traces
     from engine.exports import otlp, trace_events
-    from ui.ops_figures import trace_timeline_figure
+    from ui.trace_figures import trace_timeline_figure
 
     today = datetime.now(UTC).date()
     month = ops.OpsFilter(start=today - timedelta(days=29), end=today)
@@ -377,8 +380,12 @@ def run(quick: bool = False, *, calls: int | None = None, runs: int | None = Non
     """Seed a throwaway database (or `db`, kept, and reused when already seeded) and time."""
     from demo.seed import seed_demo
 
-    calls = calls or (100_000 if quick else 1_000_000)
+    # `make bench` stays a few minutes: 100,000 calls unless DRAFTROOM_BENCH_SCALE=full.
+    full = not quick and os.environ.get("DRAFTROOM_BENCH_SCALE") == "full"
+    calls = calls or (1_000_000 if full else 100_000)
     runs = runs or max(calls // 20, 1)
+    env_db = os.environ.get("DRAFTROOM_BENCH_DB")
+    db = db or (Path(env_db) if env_db else None)
     rows: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory(prefix="draftroom-bench-ops-") as d:
         tmp = Path(d)

@@ -30,12 +30,24 @@ def _sqlite_pragmas(dbapi_conn, _record) -> None:  # type: ignore[no-untyped-def
     cur.close()
 
 
+def _pool_size() -> int:
+    """Connections a process keeps: a worker's drives each hold one while their run lasts
+    (engine/loop/worker.py), and the heartbeat, the live draft and the calls' records take
+    short ones beside them."""
+    return max(int(setting("worker_concurrency")), int(setting("inapp_concurrency"))) + 4
+
+
 def make_engine(url: str) -> Engine:
+    size = _pool_size()
     if url.startswith("sqlite"):
-        eng = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
+        # An in-memory database is one connection per thread (SingletonThreadPool): no sizes.
+        pool = {} if url in ("sqlite://", "sqlite:///:memory:") else {
+            "pool_size": size, "max_overflow": size}
+        eng = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30},
+                            **pool)
         event.listen(eng, "connect", _sqlite_pragmas)
         return eng
-    return create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=10)
+    return create_engine(url, pool_pre_ping=True, pool_size=size, max_overflow=size)
 
 
 # One lock for everything that changes the schema in this process: creating the tables of a

@@ -79,6 +79,9 @@ class Draft(SQLModel, table=True):
     # The critics' verdict on this version where their rubric has one (a campaign Evaluator):
     # REVISE when any said so, else PASS; None when no critic gives one. Binds the gate.
     verdict: str | None = Field(default=None, max_length=16)
+    # A person's version: how much of its parent they kept (engine.text.similarity, 1.0 =
+    # unchanged); None for agents' versions. The Calibration view averages it.
+    edit_ratio: float | None = None
 
     __table_args__ = (UniqueConstraint("run_id", "version", name="uq_draft_run_version"),)
 
@@ -312,6 +315,13 @@ OPS_INDEXES = (
     Index("ix_run_ops", Run.created_at, Run.kind, Run.cost_usd, Run.status),
     Index("ix_humanaction_ops", HumanAction.action, HumanAction.at, HumanAction.run_id),
 )
+# -- perf (issue 15, pages at scale): the queue's page of runs sorted by status and last
+# update without reading the rows (covering), and its reviewer filter's list of people.
+QUEUE_INDEXES = (
+    Index("ix_run_status_updated", Run.status, Run.updated_at, Run.id),
+    Index("ix_run_created_by", Run.created_by),
+    Index("ix_humanaction_actor", HumanAction.actor),
+)
 
 
 # -- realmodel (issue 16): what a server can do, and every HTTP request of a model call -------
@@ -494,3 +504,24 @@ class IntakeRecord(SQLModel, table=True):
     value: Any = Field(default=None, sa_type=JSONType)
     source: str = Field(max_length=24)  # user_input | inference | user_confirmation | brand_profile
     at: datetime = Field(default_factory=utcnow)
+
+
+# -- ops: who changed roles and approval policies (engine/team_trail.py; the Team page) ---------
+
+
+class RoleChange(SQLModel, table=True):
+    """One change to who may do what: a role given or taken away, an approval policy set.
+    Roles themselves live in Role (the current state); this is the trail of how they got so."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    at: datetime = Field(default_factory=utcnow, index=True)
+    actor: str = Field(max_length=120)
+    """Who made the change (engine.identity.person_key)."""
+    verified: bool = False
+    """True only when the actor's name came from a sign-in."""
+    action: str = Field(max_length=16)
+    """grant | revoke | policy"""
+    person: str | None = Field(default=None, max_length=120)
+    role: str | None = Field(default=None, max_length=16)
+    detail: str = ""
+    """For a policy: what it now says (ApprovalPolicy.describe)."""

@@ -20,6 +20,7 @@ from db.models import HumanAction, Setting, utcnow
 from db.session import connection_of, session_scope
 from engine.errors import InvalidInput, PermissionDenied
 from engine.identity import ROLES, person_key, require, roles_configured, roles_of
+from engine.team_trail import record_change
 
 __all__ = ["ApprovalPolicy", "DEFAULT_POLICIES", "get_policy", "set_policy", "ApprovalState",
            "approval_state", "approvals_since_review", "check_approver",
@@ -72,8 +73,10 @@ def get_policy(kind: str, session: Session | Connection | None = None) -> Approv
     return DEFAULT_POLICIES.get(kind) or ApprovalPolicy(kind=kind, roles=["admin"])
 
 
-def set_policy(*, actor: str, kind: str, roles: Iterable[str], approvals: int) -> ApprovalPolicy:
-    """Store a kind's policy; only an admin may (anyone while no role is set yet)."""
+def set_policy(*, actor: str, kind: str, roles: Iterable[str], approvals: int,
+               verified: bool = False) -> ApprovalPolicy:
+    """Store a kind's policy; only an admin may (anyone while no role is set yet). Recorded in
+    the trail of role changes (engine/team_trail.py)."""
     try:
         policy = ApprovalPolicy(kind=kind, roles=list(roles), approvals=approvals)
     except ValidationError as exc:
@@ -86,6 +89,8 @@ def set_policy(*, actor: str, kind: str, roles: Iterable[str], approvals: int) -
         row.updated_by = person_key(actor)
         row.updated_at = utcnow()
         s.add(row)
+        record_change(s, actor=person_key(actor), verified=verified, action="policy",
+                      detail=policy.describe())
     return policy
 
 
@@ -163,7 +168,7 @@ def check_approver(s: Session, policy: ApprovalPolicy, state: ApprovalState, *, 
         needs = " or ".join(r for r in ROLES if r in may)
         raise PermissionDenied(
             f"{actor} may not approve {policy.kind} runs ({has}; the approval policy needs "
-            f"{needs}). Ask an admin.")
+            f"{needs}). Ask an admin (Team page).")
 
 
 def current_state(run_id: int, draft_id: int | None, kind: str) -> ApprovalState:

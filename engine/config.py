@@ -37,6 +37,15 @@ class Settings(BaseModel):
     lease_seconds: float = Field(30.0, gt=0, alias="DRAFTROOM_LEASE_SECONDS")
     redact_pii: bool = Field(True, alias="DRAFTROOM_REDACT_PII")
     inapp_worker: bool = Field(True, alias="DRAFTROOM_INAPP_WORKER")
+    worker_concurrency: int = Field(16, ge=1, le=256, alias="DRAFTROOM_WORKER_CONCURRENCY")
+    """Runs one `python -m engine worker` drives at once (each mostly waits on the model)."""
+    inapp_concurrency: int = Field(4, ge=1, le=256, alias="DRAFTROOM_INAPP_CONCURRENCY")
+    """Runs the app's own worker thread drives at once: it shares the app's process."""
+    serve_worker_pid: int | None = Field(None, alias="DRAFTROOM_SERVE_WORKER_PID")
+    """Set by `make run` (serve) for the app it starts: the worker process it started beside
+    it, so the app starts no worker of its own."""
+    offline_stream_cps: float = Field(0.0, ge=0, alias="DRAFTROOM_OFFLINE_STREAM_CPS")
+    """The offline drafter's answer streamed at this many characters a second (0: whole)."""
     pdf_font_dir: str | None = Field(None, alias="DRAFTROOM_PDF_FONT_DIR")
     otlp_endpoint: str | None = Field(None, alias="DRAFTROOM_OTLP_ENDPOINT")
     otlp_headers: str = Field("", alias="DRAFTROOM_OTLP_HEADERS")
@@ -66,6 +75,10 @@ EXPECTS = {
     "DRAFTROOM_LEASE_SECONDS": "a number of seconds above 0",
     "DRAFTROOM_REDACT_PII": "1 or 0 (true/false, yes/no, on/off)",
     "DRAFTROOM_INAPP_WORKER": "1 or 0 (true/false, yes/no, on/off)",
+    "DRAFTROOM_WORKER_CONCURRENCY": "a whole number from 1 to 256",
+    "DRAFTROOM_INAPP_CONCURRENCY": "a whole number from 1 to 256",
+    "DRAFTROOM_SERVE_WORKER_PID": "a process id (set by `make run`)",
+    "DRAFTROOM_OFFLINE_STREAM_CPS": "a number of characters per second, 0 or more",
     "DRAFTROOM_REQUIRE_SIGNIN": "1 or 0 (true/false, yes/no), or unset",
 }
 VARIABLES = tuple(f.alias for f in Settings.model_fields.values() if f.alias)
@@ -82,6 +95,11 @@ def setting(name: str) -> Any:
     stored message, the lease on every heartbeat), where reading all of them would cost more
     than the work itself."""
     return _one(name, os.environ.get(ALIAS[name]))
+
+
+def child_environment(extra: dict[str, str]) -> dict[str, str]:
+    """This process's environment with `extra` set, for a child process (serve's app)."""
+    return {**os.environ, **extra}
 
 
 @lru_cache(maxsize=256)

@@ -23,6 +23,7 @@ from db.models import Role
 from db.prepared import Prepared
 from db.session import connection_of, session_scope
 from engine.errors import InvalidInput, InvalidState, PermissionDenied
+from engine.team_trail import record_change
 from engine.text import clean_text
 
 ROLES = ("clinician", "marketer", "ops", "admin")
@@ -116,7 +117,8 @@ def require(actor: str, action: str, kind: str | None = None, *,
     what = f"{action.replace('_', ' ')} {kind + ' runs' if kind else ''}".strip()
     has = f"your roles: {', '.join(mine)}" if mine else "you have no role yet"
     raise PermissionDenied(
-        f"{actor} may not {what} ({has}; needs {' or '.join(needed)}). Ask an admin.")
+        f"{actor} may not {what} ({has}; needs {' or '.join(needed)}). "
+        "Ask an admin (Team page).")
 
 
 def list_roles() -> list[tuple[str, str, str]]:
@@ -139,16 +141,19 @@ def _check(role: str, person: str) -> str:
     return key
 
 
-def grant(*, actor: str, person: str, role: str) -> None:
-    """Give `person` a role; only an admin may (anyone while no role is set yet)."""
+def grant(*, actor: str, person: str, role: str, verified: bool = False) -> None:
+    """Give `person` a role; only an admin may (anyone while no role is set yet). Recorded in
+    the trail of role changes (engine/team_trail.py) with who gave it."""
     key = _check(role, person)
     with session_scope() as s:
         require(actor, "manage_roles", session=s)
         if role not in roles_of(key, session=s):
             s.add(Role(person=key, role=role, granted_by=person_key(actor)))
+            record_change(s, actor=person_key(actor), verified=verified, action="grant",
+                          person=key, role=role)
 
 
-def revoke(*, actor: str, person: str, role: str) -> None:
+def revoke(*, actor: str, person: str, role: str, verified: bool = False) -> None:
     """Take a role away; the last admin stays while other people still have roles."""
     key = _check(role, person)
     with session_scope() as s:
@@ -162,3 +167,5 @@ def revoke(*, actor: str, person: str, role: str) -> None:
             raise InvalidState("This is the last admin: name another admin first, or nobody "
                                "could manage roles any more.")
         s.delete(row)
+        record_change(s, actor=person_key(actor), verified=verified, action="revoke",
+                      person=key, role=role)

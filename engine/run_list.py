@@ -98,10 +98,16 @@ def list_runs(
     filters = RunFilters(kind=kind, statuses=statuses, reviewer=reviewer, search=search,
                          since=since, until=until, ids=ids)
     order = case(STATUS_ORDER, value=Run.status, else_=9)
-    q = _where(select(Run), filters).order_by(order, col(Run.updated_at).desc(), col(Run.id).desc())
-    q = q.offset(offset).limit(limit)
+    # The page's ids first, sorted on three narrow columns; then those rows whole. Sorting
+    # the whole rows (their input, params, title) to keep 20 cost ten times as much at
+    # 50,000 runs.
+    page = (_where(select(Run.id), filters)
+            .order_by(order, col(Run.updated_at).desc(), col(Run.id).desc())
+            .offset(offset).limit(limit))
     with session_scope() as s:
-        runs = list(s.exec(q).all())
+        ids_in_order = list(s.exec(page).all())
+        by_id = {r.id: r for r in s.exec(select(Run).where(col(Run.id).in_(ids_in_order)))}
+        runs = [by_id[i] for i in ids_in_order if i in by_id]
         draft_ids = [r.current_draft_id for r in runs if r.current_draft_id]
         scores: dict[int, dict[str, float]] = {}
         flags: dict[int, int] = {}

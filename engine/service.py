@@ -30,9 +30,10 @@ from engine.identity import require
 from engine.ops_settings import default_run_budget_usd
 from engine.pipelines.registry import PIPELINES, get_pipeline
 from engine.redact import redact_input, redact_secrets_text, redact_text
+from engine.region_settings import region_for_run
 from engine.run_state import Node, RunStatus
 from engine.signin import require_verified
-from engine.text import clean_text, content_hash
+from engine.text import clean_text, content_hash, similarity
 from engine.validation import parse_input
 
 MAX_DRAFT_CHARS = 50_000
@@ -135,6 +136,12 @@ def start_run(
     # export, MCP answer or log line can carry it; the run keeps how many went (the form
     # tells the person).
     data, redacted = redact_input(data)
+    if "region" in pipeline.input_model.model_fields and not data.get("region"):
+        # Whose crisis lines the drafts give: the brand's or the clinic's (Settings), kept
+        # in the run's input so a later change of the setting does not rewrite this run.
+        region = region_for_run(kind, data)
+        if region:
+            data = {**data, "region": region}
     parsed = parse_input(pipeline.input_model, data)
     if pipeline.check_input is not None:
         pipeline.check_input(parsed)
@@ -349,6 +356,7 @@ def edit(
             parent_id=base.id,
             content_hash=content_hash(text),
             iteration=run.iteration,
+            edit_ratio=similarity(base.content, text),  # how much the person kept
         )
         s.add(draft)
         s.flush()

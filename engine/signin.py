@@ -6,29 +6,59 @@ DRAFTROOM_REQUIRE_SIGNIN=1 (e.g. when the secrets come from elsewhere)."""
 from __future__ import annotations
 
 import tomllib
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 from engine.config import setting
 from engine.errors import PermissionDenied
 
-__all__ = ["signin_configured", "require_verified"]
+__all__ = ["PROVIDER_KEYS", "auth_problem", "require_verified", "secrets_files",
+           "signin_configured"]
+
+PROVIDER_KEYS = ("client_id", "client_secret", "server_metadata_url")
 
 
-def _secrets_files() -> list[Path]:
-    return [Path.home() / ".streamlit" / "secrets.toml", Path.cwd() / ".streamlit" / "secrets.toml"]
+def secrets_files(cwd: Path | None = None) -> list[Path]:
+    """Where Streamlit reads secrets.toml from, the later overriding the earlier."""
+    return [Path.home() / ".streamlit" / "secrets.toml",
+            (cwd or Path.cwd()) / ".streamlit" / "secrets.toml"]
 
 
-def signin_configured() -> bool:
+def _auth_section(cwd: Path | None) -> dict[str, Any]:
+    auth: dict[str, Any] = {}
+    for path in secrets_files(cwd):
+        try:
+            with path.open("rb") as fh:
+                section = tomllib.load(fh).get("auth")
+        except (OSError, tomllib.TOMLDecodeError):
+            continue  # no file, or one Streamlit could not read either
+        if isinstance(section, Mapping):
+            auth.update(section)
+    return auth
+
+
+def auth_problem(cwd: Path | None = None) -> str | None:
+    """What sign-in lacks, as Streamlit's st.login would find it; None when configured. The
+    one definition: the launcher refuses a public address on it (engine/interfaces/serve.py)
+    and acts need a verified name by it (signin_configured)."""
+    auth = _auth_section(cwd)
+    if not auth:
+        return "there is no [auth] section in .streamlit/secrets.toml"
+    missing = [k for k in ("redirect_uri", "cookie_secret") if not auth.get(k)]
+    providers = [v for v in auth.values() if isinstance(v, Mapping)] or [auth]
+    if not any(all(p.get(k) for k in PROVIDER_KEYS) for p in providers):
+        missing.append("a provider's " + ", ".join(PROVIDER_KEYS))
+    return f"[auth] lacks {'; '.join(missing)}" if missing else None
+
+
+def signin_configured(cwd: Path | None = None) -> bool:
+    """DRAFTROOM_REQUIRE_SIGNIN when set; else whether [auth] is complete enough for
+    st.login (a half-written section signs nobody in, so it cannot require a login)."""
     forced = setting("require_signin")
     if forced is not None:
-        return forced
-    for path in _secrets_files():
-        try:
-            if "auth" in tomllib.loads(path.read_text()):
-                return True
-        except (OSError, tomllib.TOMLDecodeError):
-            continue
-    return False
+        return bool(forced)
+    return auth_problem(cwd) is None
 
 
 def require_verified(actor: str, verified: bool) -> None:

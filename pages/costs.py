@@ -87,21 +87,21 @@ if tot.calls == 0:
     st.stop()
 econ: ops.RunEconomics = load("economics", f)
 
-m = st.columns(7)
-m[0].metric("Spend", usd(tot.cost_usd),
-            help="Priced calls only. Calls of models without a price are counted apart: "
-                 "their cost is unknown, not $0.")
-m[1].metric("Calls", compact(tot.calls), help=f"{tot.calls:,} LLM calls")
-m[2].metric("Error rate", f"{(tot.error_rate or 0):.1%}", help=f"{tot.errors:,} failed calls")
-m[3].metric("Input tokens", compact(tot.prompt_tokens),
-            help=f"{tot.prompt_tokens:,}, of which {tot.cached_tokens:,} cached (billed once, "
-                 "at the cached rate)")
-m[4].metric("Output tokens", compact(tot.completion_tokens), help=f"{tot.completion_tokens:,}")
-m[5].metric("Per run", usd(econ.cost_per_run) if econ.runs else "–",
-            help=f"Spend ÷ {econ.runs:,} runs started in the range")
-m[6].metric("Per approved draft",
-            usd(econ.cost_per_approved_draft) if econ.approved_drafts else "–",
-            help=f"Spend ÷ {econ.approved_drafts:,} drafts approved in the range")
+row = st.container(horizontal=True, gap="medium")
+for label, value, why in [
+    ("Spend", usd(tot.cost_usd), "Priced calls only. Calls of models without a price are "
+     "counted apart: their cost is unknown, not $0."),
+    ("Calls", compact(tot.calls), f"{tot.calls:,} LLM calls"),
+    ("Error rate", f"{(tot.error_rate or 0):.1%}", f"{tot.errors:,} failed calls"),
+    ("Input tokens", compact(tot.prompt_tokens), f"{tot.prompt_tokens:,}, of which "
+     f"{tot.cached_tokens:,} cached (billed once, at the cached rate)"),
+    ("Output tokens", compact(tot.completion_tokens), f"{tot.completion_tokens:,}"),
+    ("Per run", usd(econ.cost_per_run) if econ.runs else "–",
+     f"Spend ÷ {econ.runs:,} runs started in the range"),
+    ("Per approved draft", usd(econ.cost_per_approved_draft) if econ.approved_drafts else "–",
+     f"Spend ÷ {econ.approved_drafts:,} drafts approved in the range"),
+]:
+    row.metric(label, value, help=why, width="content")
 if tot.unpriced:
     st.caption(f":gray[:material/help: Plus {tot.unpriced:,} calls of unpriced models "
                "(cost unknown). Add their price under Settings.]")

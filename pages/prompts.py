@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from db.connect import database_url
 from engine import prompt_versions as pv
 from engine.errors import ServiceError
 from engine.identity import can
@@ -58,8 +59,15 @@ def _act(fn, ok: str) -> None:  # type: ignore[no-untyped-def]
     st.rerun()
 
 
+# Lazy tabs: the comparison reads every call of the agent (a million at scale), so it runs
+# only while its tab is open, and its result is kept a minute (issue 15, pages at scale).
 tab_versions, tab_edit, tab_diff, tab_compare = st.tabs(
-    ["Versions", "Edit", "Diff", "Compare on outcomes"])
+    ["Versions", "Edit", "Diff", "Compare on outcomes"], key="pr_tab", on_change="rerun")
+
+
+@st.cache_data(ttl=60, show_spinner="Comparing versions on their runs...")
+def _outcomes(url: str, agent: str) -> list[pv.VersionOutcome]:
+    return pv.compare_versions(agent)
 
 with tab_versions:
     by_number = {v.version: v for v in versions}
@@ -104,7 +112,9 @@ with tab_diff:
         st.code("\n".join(lines), language="diff", wrap_lines=True)
 
 with tab_compare:
-    outcomes = pv.compare_versions(info.name)
+    if not tab_compare.open:
+        st.stop()  # the last tab: nothing of the page comes after it
+    outcomes = _outcomes(database_url(), info.name)
     st.caption("Per version: the runs with at least one call of this agent made with it, the "
                "mean scores of the versions the agents wrote in those runs, how many drafts it "
                "took to meet every threshold, approvals (of runs a person decided) and what "

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from engine.queue_wait import queue_places
 from engine.run_list import RunFilters, count_runs, list_runs, people
 from ui.assigned_queue import render_assigned_first
 from ui.intake_chat import render_open_chats
@@ -54,6 +55,9 @@ for title, statuses, icon in SECTIONS:
     st.subheader(f"{icon} {title} ({total:,})", anchor=False)
     page = page_of(f"q_page_{title}", total, PAGE)
     query = filters.model_dump() | {"statuses": wanted}
-    for r in list_runs(**query, limit=PAGE, offset=page * PAGE):
-        render_card(r)
+    runs = list_runs(**query, limit=PAGE, offset=page * PAGE)
+    queued = [r.id for r in runs if r.status == "queued"]
+    places = queue_places(queued) if queued else {}  # place in line, expected wait
+    for r in runs:
+        render_card(r, places.get(r.id))
     render_pager(f"q_page_{title}", total, PAGE)

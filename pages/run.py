@@ -18,12 +18,12 @@ from ui.governance import render_governance
 from ui.history import render_diff, render_versions
 from ui.memory_view import render_memory  # team (issue 18)
 from ui.reviewer import reviewer
+from ui.run_progress import render_progress
 from ui.run_view import (
     pick_version,
     render_draft,
     render_flags,
     render_header,
-    render_progress,
     render_scores,
     render_status_banner,
     render_unknown,

@@ -12,9 +12,10 @@ import streamlit as st
 from engine import ops, ops_settings
 from engine.errors import ServiceError
 from ui import reviewer
-from ui.budget_banner import budget_banner
+from ui.budget_banner import budget_banner, budget_meter
 from ui.model_server import model_server_section
 from ui.ops_figures import usd
+from ui.region_settings import region_settings_section
 
 st.title("Settings")
 who = reviewer.reviewer()
@@ -38,7 +39,8 @@ for col, kind in zip(cols, ops_settings.KINDS, strict=True):
     col.metric(f"{kind.title()} this month", usd(spent),
                help="Priced calls since the 1st (UTC)")
     if budget:
-        col.progress(min(spent / budget, 1.0), text=f"{spent / budget:.0%} of {usd(budget)}")
+        with col:
+            budget_meter(spent, budget)  # red over budget (ui/budget_banner.py)
     else:
         col.caption("No monthly budget")
 
@@ -124,6 +126,10 @@ with st.form("add_price", clear_on_submit=False):
             st.rerun()
         except ServiceError as exc:
             st.error(str(exc))
+
+# -- crisis resources by region (review helper: one hook) -----------------------------------
+
+region_settings_section(who)
 
 # -- model server ---------------------------------------------------------------------------
 

@@ -16,10 +16,14 @@ from engine.exports import otlp, trace_events
 from ui import reviewer
 from ui.format import STATUS
 from ui.markdown import escape_inline
-from ui.ops_figures import seconds, trace_timeline_figure, usd
+from ui.ops_figures import seconds, usd
+from ui.team_view import render_team_calls  # team (issue 18)
+from ui.trace_figures import scroll_script, trace_timeline_figure
 
 WINDOW = 25  # steps drawn at once; a long run gets a slider
 CALL_KEY = "trace_call"
+SCROLL_KEY = "_trace_scroll_to"
+CALL_ANCHOR = "call-details"
 TTL = 10  # seconds: a click, a slider move or a call pick reruns the page without a query
 
 
@@ -157,15 +161,17 @@ if steps:
     if clicked and st.session_state.get("_trace_clicked") != clicked[0]:
         st.session_state["_trace_clicked"] = clicked[0]
         st.session_state[CALL_KEY] = clicked[0]
+        st.session_state[SCROLL_KEY] = clicked[0]
 else:
     st.info("This run has no steps yet.")
+render_team_calls(run_id)  # team (issue 18): calls nested under the member that made them
 
 if calls:
     seq = {s.id: s.seq for s in trace.steps}
     by_id = {c.id: c for c in calls}
     if CALL_KEY in st.session_state and st.session_state[CALL_KEY] not in by_id:
         st.session_state[CALL_KEY] = None  # a call of the run shown before
-    st.subheader("Call")
+    st.subheader("Call", anchor=CALL_ANCHOR)
     failed = [c for c in calls if c.status != "ok"]
     if failed:
         first = failed[0]
@@ -179,6 +185,11 @@ if calls:
                           format_func=lambda i: _call_label(by_id[i], seq))
     if picked is not None:
         _show_call(picked)
+    scroll_to = st.session_state.pop(SCROLL_KEY, None)
+    if scroll_to is not None and scroll_to == picked:
+        # The details sit below a chart that can fill the window: bring them into view, or
+        # a click looks as if nothing happened.
+        st.html(scroll_script(CALL_ANCHOR, scroll_to), unsafe_allow_javascript=True)
     # On request only: a 500-row grid is the heaviest thing this page could draw.
     if st.toggle(f"Table of all {len(calls)} calls", key=f"all_calls_{run_id}"):
         st.dataframe(pd.DataFrame([{

@@ -66,10 +66,10 @@ def serve(script: Path, database_url: str, log: Path, *, env: dict[str, str] | N
     """`streamlit run script` on a free localhost port over `database_url`, offline, until the
     block ends: (its address, its process)."""
     port = free_port()
-    full_env = {**os.environ, "DATABASE_URL": database_url, "DRAFTROOM_BACKEND": "offline",
-                **(env or {})}
-    for var in ("OPENAI_API_KEY", "OPENAI_BASE_URL"):
-        full_env.pop(var, None)
+    full_env = {k: v for k, v in os.environ.items()
+                if k not in ("OPENAI_API_KEY", "OPENAI_BASE_URL")}  # never a real model ...
+    full_env.update({"DATABASE_URL": database_url, "DRAFTROOM_BACKEND": "offline",
+                     **(env or {})})  # ... unless the caller names one (a fake server)
     cmd = [sys.executable, "-m", "streamlit", "run", str(script),
            "--server.port", str(port), "--server.address", "127.0.0.1",
            "--server.headless", "true", "--browser.gatherUsageStats", "false",

@@ -96,3 +96,22 @@ def test_rows_from_other_modules_and_the_table() -> None:
     table = markdown_table(rows).splitlines()
     assert table[0].startswith("| Benchmark") and len(table) == 5
     assert percentile([3, 1, 2, 4], 50) == 2 and percentile([1.0], 95) == 1.0
+
+
+def test_streaming_bench_finds_when_each_marker_was_sent() -> None:
+    from bench.streaming import MarkedTeam, sent_times
+
+    sent = [(1.0, "ab q001z q0"), (2.0, "ab q001z q002z"), (3.0, "ab q001z q002z q003z")]
+    assert sent_times(sent, 3) == {"q001z": 1.0, "q002z": 2.0, "q003z": 3.0}
+    draft = MarkedTeam(4)({"messages": [{"content": "You are the Drafter"},
+                                        {"content": "Write one"}]})
+    text = draft["purpose"] + " ".join(draft["steps"])
+    assert all(f"q00{k}z" in text for k in range(1, 5))
+
+
+@pytest.mark.slow
+def test_concurrency_bench_drives_queued_runs_through_one_worker(tmp_path: Path) -> None:
+    from bench.concurrency import drive
+
+    got = drive(3, 3, tmp_path)
+    assert got.in_review == 3 and got.requests >= 9 and len(got.per_run_s) == 3

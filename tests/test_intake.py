@@ -101,7 +101,8 @@ def _say(view: service.IntakeView, text: str) -> service.IntakeView:
     return service.send_message(intake_id=view.id, text=text, actor=ACTOR)
 
 
-def test_nothing_is_saved_before_the_confirmation(db_url: str) -> None:
+def test_nothing_is_saved_before_the_confirmation(db_any: str) -> None:
+    """On SQLite and PostgreSQL (the records' values are JSON: numbers, lists, dates)."""
     view = service.start_intake(actor=ACTOR)
     service.list_brands()  # the sample brands arrive on first use
     before = _counts()
@@ -205,3 +206,34 @@ def test_the_offline_extractor_reads(message: str, asked: list[str], want: dict[
     out = extract(IntakeTask(message=message, asked=asked))
     got = {v.field: v.value.rstrip(".") for v in out.values}
     assert got == want
+
+
+def test_a_second_window_sending_the_same_turn_is_refused_whole(db_url: str) -> None:
+    """Two tabs on one chat: the turn written second fails whole, nothing half-stored."""
+    from datetime import UTC, datetime
+
+    from db.models import Intake
+    from engine.errors import StaleRun
+    from engine.intake import store
+    from engine.intake.agent import AgentTurn
+
+    view = service.start_intake(actor=ACTOR)
+    _say(view, "I run Lark Florist")
+    stale_index = 1  # what a window opened before that message would write next
+    with pytest.raises(StaleRun), session_scope() as s:
+        row = s.get(Intake, view.id)
+        store.save_turn(s, row, index=stale_index, text="We're Bloom & Co", records=[],
+                        turn=AgentTurn(reply="?"), at=datetime.now(UTC), updates={})
+    assert service.get_intake(view.id).values["business_name"] == "Lark Florist"
+    assert len(service.get_intake(view.id).messages) == 3
+
+
+def test_a_picked_brand_keeps_its_profile_while_the_campaign_is_collected(db_url: str) -> None:
+    view = service.start_intake(actor=ACTOR, brand_id=_brand_id("Lumen Skin"))
+    assert view.brand_picked and view.missing == ["goal", "budget", "channels", "dates"]
+    assert "goal" in view.messages[0].asks
+    view = _say(view, "our tone is loud and brash. The goal is 500 trial kits sent out")
+    assert view.values["voice"] != "Loud and brash"  # edited on the Brands page, not here
+    assert "kept Lumen Skin's saved profile" in view.messages[-1].text
+    assert view.messages[-1].asks == ["budget", "channels"]
+    assert view.values["goal"] == "500 trial kits sent out"

@@ -474,6 +474,7 @@ def test_a_working_run_shows_its_step_and_iteration_and_polls() -> None:
     at = open_run(run_id)
     assert_ok(at)
     body = texts(at)
-    assert "**Critics scoring** · iteration 1 of 5 · step 2" in body
-    assert "Last finished: draft — v1 written by drafter \\(480 chars\\)" in body
+    # Who is doing what (ui/run_progress.py), and each step of this burst as it landed.
+    assert "**Safety guardian and Clinical critic are scoring v1** · round 1 of at most 5" in body
+    assert "**Drafter** wrote v1 \\(480 characters\\)" in body
     assert any(b.label == "Halt" for b in at.button)

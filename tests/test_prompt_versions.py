@@ -275,6 +275,9 @@ def test_prompts_page_saves_activates_and_compares(db_url: str,
     at.selectbox(key="pr_view_drafter").set_value(0).run()
     at.button(key="pr_activate_drafter_0").click().run()
     assert pv.agent_info("drafter").active_version is None
+    assert not at.dataframe  # the comparison runs only in its own tab (lazy: issue 15)
+    at.session_state["pr_tab"] = "Compare on outcomes"
+    at.run()
     assert at.dataframe  # the comparison table is drawn
     assert any("+You are the Drafter. Be brief and warm." in c.value for c in at.code)
 

@@ -137,6 +137,34 @@ def test_the_app_listens_on_loopback_only_and_stops_with_its_worker(
     assert listening(port) == {"127.0.0.1"}
 
 
+def _children(pid: int) -> dict[int, str]:
+    """The processes whose parent is `pid`, with their command lines (from /proc)."""
+    out = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            if int(fields[1]) == pid:
+                child = int(stat.parent.name)
+                out[child] = (stat.parent / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except (OSError, ValueError, IndexError):
+            continue
+    return out
+
+
+def test_the_app_runs_no_worker_of_its_own_beside_the_worker_process(
+        server: dict[str, object]) -> None:
+    """The app `make run` starts is told the worker process's pid, so it starts no in-app
+    worker thread (ui/worker.py): one worker, not two."""
+    proc = server["proc"]
+    kids = wait_for(lambda: _children(proc.pid) if len(_children(proc.pid)) == 2 else None,  # type: ignore[attr-defined]
+                    "the worker and the app to start")
+    worker = next(pid for pid, cmd in kids.items() if "engine worker" in cmd)
+    app = next(pid for pid, cmd in kids.items() if "streamlit" in cmd)
+    raw = (Path("/proc") / str(app) / "environ").read_bytes().decode().split("\0")
+    env = dict(item.split("=", 1) for item in raw if "=" in item)
+    assert env.get("DRAFTROOM_SERVE_WORKER_PID") == str(worker)
+
+
 def test_another_address_without_sign_in_is_refused(tmp_path: Path) -> None:
     env = {**os.environ, "DRAFTROOM_SERVER_ADDRESS": "0.0.0.0", "HOME": str(tmp_path),
            "DATABASE_URL": f"sqlite:///{tmp_path / 'x.db'}"}
@@ -180,3 +208,4 @@ def test_stopping_the_command_stops_the_app_and_the_worker(server: dict[str, obj
             os.kill(pid, 0)
     out = proc.stdout.read() if proc.stdout else ""
     assert "with a worker" in out and "stopped after" in out  # the worker said goodbye
+

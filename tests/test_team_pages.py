@@ -4,6 +4,7 @@ panels with their sources; a protocol run has neither tab."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 
 import pytest
@@ -90,6 +91,7 @@ def test_the_memory_tab_shows_shared_and_private_memory_with_sources() -> None:
     assert "**evaluator** read as **marketing\\_lead**: `shared`, `agent:marketing_lead`" in text
     given = next(v for v in frames if "entry" in v.columns)
     assert "shared.business_card" in set(given.entry)
+    assert "Alma Cafe" in given[given.entry == "shared.business_card"].iloc[0].value
     assert not [e for e in given.entry if e.startswith("private.") and "search" in e]
 
 
@@ -102,3 +104,34 @@ def test_a_protocol_run_has_no_team_tab() -> None:
     assert not at.exception
     assert "Team" not in [t.label for t in at.tabs]
     assert "Memory" not in [t.label for t in at.tabs]
+
+
+def test_traces_nests_a_campaigns_calls_under_its_team() -> None:
+    from tests.test_pages import app
+
+    run_id = start()
+    drive(run_id)
+    at = app(ACTOR)
+    at.query_params["run"] = str(run_id)
+    at = at.switch_page("pages/traces.py").run()
+    assert not at.exception
+    box = next(e for e in at.expander if e.label.startswith("Calls by team member"))
+    assert box.get("plotly_chart"), "the nested timeline"
+    spec = json.loads(box.get("plotly_chart")[0].proto.spec)
+    ys = [t["y"][0] for t in spec["data"] if t.get("type") == "bar"]
+    assert "Orchestrator › Marketing Lead" in ys and "Marketing Lead › Brief writer" in ys
+
+
+def test_a_short_diff_between_two_attempts_opens() -> None:
+    """A person's comment, applied in the brief writer's second attempt: a short diff."""
+    run_id = start()
+    drive(run_id)
+    service.request_revision(run_id=run_id, comment="Mention the student discount",
+                             actor=ACTOR)
+    drive(run_id)
+    at = open_run(run_id, ACTOR)
+    at.selectbox(key=f"team_art_{run_id}").set_value("brief_writer v2").run()
+    assert not at.exception
+    assert at.selectbox(key=f"team_cmp_{run_id}_brief_writer v2").value == "brief_writer v1"
+    diff = next(c.value for c in at.code if c.value.startswith("--- brief_writer v1"))
+    assert "\n+++ brief_writer v2" in diff and diff.count("\n") <= 24

@@ -18,20 +18,22 @@ from engine.highlight import segments
 from engine.markdown import table_rows
 from engine.pipelines.campaign.channels import LABELS, FormattedMessage
 from engine.pipelines.campaign.creators import (
+    Match,
     ShortlistEntry,
-    list_creators,
+    reach_channel,
     shortlist_from_text,
 )
 from engine.pipelines.campaign.models import STAGE_LABELS, STAGES
 from engine.pipelines.campaign.outreach import Message, parse_outreach
 from engine.pipelines.campaign.text import sections
 from engine.run_state import RunStatus
-from engine.shortlist import edit_shortlist
+from engine.shortlist import channel_warning, directory_matches, edit_shortlist
 from engine.views import DraftView, RunDetail
 from ui.markdown import demote_headings, escape, escape_inline, flagged_draft
 from ui.reviewer import reviewer
 
 FLASH = "_campaign_flash"
+WARNINGS = "_campaign_warnings"
 ICONS = {"sms": ":material/sms:", "email": ":material/mail:", "whatsapp": ":material/chat:",
          "teams": ":material/groups:", "instagram_dm": ":material/photo_camera:"}
 
@@ -40,6 +42,8 @@ def render_campaign_draft(detail: RunDetail, draft: DraftView) -> None:
     flash = st.session_state.pop(FLASH, None)
     if flash:
         st.success(flash, icon=":material/check_circle:")
+    for warning in st.session_state.pop(WARNINGS, []):
+        st.warning(escape_inline(warning), icon=":material/call_split:")
     if stage_approvals(detail):  # before any approval the header's stage chips say it all
         render_stage_history(detail)
     if draft.stage != detail.stage:
@@ -121,8 +125,9 @@ def _shortlist(detail: RunDetail, draft: DraftView, *, editable: bool) -> None:
         st.markdown(escape(summary))
     st.markdown(f"**Shortlist: {len(entries)} creator{'s' if len(entries) != 1 else ''}** "
                 f"(asked for {detail.input.get('num_creators', '?')})")
+    channels = [str(c) for c in detail.input.get("channels", [])]
     for i, e in enumerate(entries, 1):
-        st.markdown(creator_card(i, e))
+        st.markdown(creator_card(i, e, channels))
     unknown = [e.handle for e in entries if not e.in_directory]
     if unknown:
         st.warning("Not in the creator directory: " + ", ".join(escape_inline(h) for h in unknown),
@@ -130,23 +135,41 @@ def _shortlist(detail: RunDetail, draft: DraftView, *, editable: bool) -> None:
     others = table_rows(next((b for k, b in sections(draft.content).items()
                               if "also considered" in k), ""))
     if others:
-        st.caption("Also considered")
-        st.dataframe([{"Creator": r[0], "Name": r[1] if len(r) > 1 else "",
-                       "Niche": r[2] if len(r) > 2 else "", "Match": r[3] if len(r) > 3 else "",
-                       "Notes": r[4] if len(r) > 4 else ""} for r in others],
-                     hide_index=True, width="stretch")
+        # Lines that wrap, not a grid: a grid cut the match and the notes off at its edge.
+        st.markdown("**Also considered**  \n" + "  \n".join(considered_line(r) for r in others))
     if editable:
         _shortlist_editor(detail, draft, [e.handle for e in entries])
 
 
-def creator_card(i: int, e: ShortlistEntry) -> str:
+def considered_line(cells: list[str]) -> str:
+    """A row of the "Also considered" table (creator, name, niche, match, notes) as one
+    Markdown line, all text escaped."""
+    handle, name, niche, match, notes = (list(cells) + [""] * 5)[:5]
+    head = f"{escape_inline(handle)}" + (f" ({escape_inline(name)})" if name else "")
+    bits = [b for b in (niche, f"match {match}" if match else "") if b]
+    tail = f" · {escape_inline(' · '.join(bits))}" if bits else ""
+    why = f" :gray[{escape_inline(notes)}]" if notes else ""
+    return f"- **{head}**{tail}{why}"
+
+
+def contact_line(e: ShortlistEntry, channels: list[str]) -> str:
+    """Which channel reaches the creator: the campaign's, when theirs is not one of them
+    (the plan names the same one, engine.pipelines.campaign.creators.reach_channel)."""
+    own = LABELS.get(e.contact_channel, e.contact_channel)
+    via = reach_channel(e.contact_channel, channels)
+    if via == e.contact_channel:
+        return f"contact by {own}"
+    return f"contact by {LABELS.get(via, via)} ({own} is not one of this campaign's channels)"
+
+
+def creator_card(i: int, e: ShortlistEntry, channels: list[str] | None = None) -> str:
     """One shortlisted creator as two Markdown lines: who, and why (all text escaped)."""
     if not e.in_directory:
         head = f"**{i}. {escape_inline(e.handle)}** :orange-badge[not in the directory]"
     else:
         facts = [e.name, e.platform.title(), f"{e.audience_size:,} followers", e.location,
                  f"{e.engagement_rate:.1f}% engagement", f"fee ${e.fee_usd:,.0f}",
-                 f"contact by {LABELS.get(e.contact_channel, e.contact_channel)}"]
+                 contact_line(e, channels or [])]
         match = f" :blue-badge[match {e.match_pct}%]" if e.match_pct is not None else ""
         head = (f"**{i}. {escape_inline(e.handle)}**{match}  \n"
                 + " · ".join(escape_inline(f) for f in facts if f))
@@ -160,15 +183,19 @@ def _shortlist_editor(detail: RunDetail, draft: DraftView, current: list[str]) -
            and bool(actor))
     if not can:
         return
-    directory = {c.handle: c for c in list_creators()}
+    channels = [str(c) for c in detail.input.get("channels", [])]
+    ranked = {m.creator.handle: m for m in directory_matches(detail.id, exclude=current)}
     with st.form(f"shortlist_{detail.id}_{draft.id}"):
         st.markdown("**Change the shortlist**")
-        left, right = st.columns(2)
-        remove = left.multiselect("Remove", current, key=f"sl_remove_{draft.id}")
-        add = right.multiselect(
-            "Add from the directory", [h for h in directory if h not in current],
-            key=f"sl_add_{draft.id}",
-            format_func=lambda h: f"{h} · {directory[h].niche} · {directory[h].location}")
+        # Full width, one under the other: each choice names its match, niche and town.
+        remove = st.multiselect("Remove", current, key=f"sl_remove_{draft.id}")
+        add = st.multiselect(
+            "Add from the directory", list(ranked), key=f"sl_add_{draft.id}",
+            format_func=lambda h: match_label(ranked[h], channels),
+            help="Best match to this campaign first: its topics, audience, region, channels "
+                 "and budget. The list below says why.")
+        with st.expander(f"Why this order ({len(ranked)} creators, best match first)"):
+            st.markdown("\n".join(match_line(m) for m in list(ranked.values())[:12]))
         st.caption("Saved as your version of the shortlist; the Evaluator re-scores it and the "
                    "OUTREACH stage writes to exactly the creators you approve.")
         ok = st.form_submit_button("Save shortlist", icon=":material/group_add:")
@@ -177,14 +204,29 @@ def _shortlist_editor(detail: RunDetail, draft: DraftView, current: list[str]) -
             st.info("Choose creators to add or remove first.")
             return
         try:
-            edit_shortlist(run_id=detail.id, actor=actor, add=add, remove=remove,
-                           expected_version=detail.version)
+            saved = edit_shortlist(run_id=detail.id, actor=actor, add=add, remove=remove,
+                                   expected_version=detail.version)
         except ServiceError as exc:
             st.error(str(exc), icon=":material/error:")
             return
         st.session_state[FLASH] = (f"Saved your shortlist ({len(add)} added, {len(remove)} "
                                    "removed). The Evaluator is re-scoring it.")
+        st.session_state[WARNINGS] = saved.warnings
         st.rerun()
+
+
+def match_label(m: Match, channels: list[str]) -> str:
+    """A directory creator in the picker: handle, match, niche, town; off-channel marked."""
+    c = m.creator
+    off = " · ⚠ not on this campaign's channels" if channel_warning(c, channels) else ""
+    return (f"{c.handle} · match {round(m.score * 100)}% · {c.niche} · "
+            f"{c.location.split(',')[0]}{off}")
+
+
+def match_line(m: Match) -> str:
+    """A ranked creator and the reasons for their place, as a Markdown bullet (escaped)."""
+    return (f"- **{escape_inline(m.creator.handle)}** {round(m.score * 100)}%: "
+            + escape_inline("; ".join(m.reasons)))
 
 
 # -- OUTREACH -----------------------------------------------------------------------------------

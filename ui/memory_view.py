@@ -82,9 +82,11 @@ def render_given(panel: MemoryPanel) -> None:
     g = by_id[pick]
     st.markdown(f"**{escape_inline(g.agent)}** read as **{escape_inline(g.reader)}**: "
                 + ", ".join(_code(n) for n in g.namespaces))
-    st.dataframe(pd.DataFrame([{"entry": k, "source": g.sources.get(k, "")} for k in g.keys],
-                              columns=["entry", "source"]),
-                 hide_index=True, key=f"mem_given_{panel.run_id}_{pick}")
+    st.dataframe(pd.DataFrame([{"entry": k, "value": _value(g.values.get(k)),
+                                "source": g.sources.get(k, "")} for k in g.keys],
+                              columns=["entry", "value", "source"]),
+                 hide_index=True, key=f"mem_given_{panel.run_id}_{pick}",
+                 column_config={"value": st.column_config.TextColumn(width="large")})
     st.caption("Why did it say that? Its request on the Traces page holds these values as "
                "it was given them.")
 

@@ -3,14 +3,17 @@ messages are shown under the fields, and nothing is created while any is wrong."
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import streamlit as st
 
 from engine import service
+from engine.checks.crisis import region, regions
 from engine.errors import InvalidInput
 from engine.pipelines.protocol.models import EXERCISE_TYPES, MAX_AUDIENCE, MAX_INTENT
 from engine.pipelines.protocol.spec import MAX_ITERATIONS, THRESHOLDS
+from engine.region_settings import get_region_settings
 from ui.backend import backend_info
 from ui.form_errors import show_field_errors
 from ui.reviewer import MISSING_HINT, permitted, role_hint
@@ -26,6 +29,13 @@ def _type_label(t: str | None) -> str:
     return "Let the drafter choose" if t is None else t.replace("_", " ").capitalize()
 
 
+def _region_label() -> Callable[[str | None], str]:
+    clinic = get_region_settings().clinic
+    default = f"Clinic default ({region(clinic).name})" if clinic else \
+        "Clinic default (from the request, else US)"
+    return lambda c: default if c is None else region(c).label()
+
+
 def render_protocol_form(actor: str) -> int | None:
     """Draw the form; returns the new run's id once one is created."""
     errors: dict[str, Any] = {}
@@ -36,15 +46,20 @@ def render_protocol_form(actor: str) -> int | None:
             placeholder="e.g. Help a university student manage panic in the days before exams",
             help=f"In your own words; up to {MAX_INTENT:,} characters.")
         errors["intent"] = st.empty()
-        left, right = st.columns(2)
+        left, mid, right = st.columns(3)
         audience = left.text_input("Audience", key="p_audience", value="adults",
                                    max_chars=MAX_AUDIENCE,
                                    help=f"Who will do the exercise; up to {MAX_AUDIENCE} "
                                         "characters.")
         errors["audience"] = left.empty()
-        exercise = right.selectbox("Exercise type", [None, *EXERCISE_TYPES], key="p_type",
-                                   format_func=_type_label)
-        errors["exercise_type"] = right.empty()
+        exercise = mid.selectbox("Exercise type", [None, *EXERCISE_TYPES], key="p_type",
+                                 format_func=_type_label)
+        errors["exercise_type"] = mid.empty()
+        region = right.selectbox("Crisis lines for", [None, *regions()], key="p_region",
+                                 format_func=_region_label(),
+                                 help="Whose crisis lines the safety note gives (Settings sets "
+                                      "the clinic's default).")
+        errors["region"] = right.empty()
         params = _advanced(errors)
         errors["_form"] = st.empty()
         may = permitted(actor, "protocol", ("start",))["start"]
@@ -59,7 +74,8 @@ def render_protocol_form(actor: str) -> int | None:
     try:
         return service.start_run(
             kind="protocol", actor=actor, params=params,
-            input={"intent": intent, "audience": audience, "exercise_type": exercise})
+            input={"intent": intent, "audience": audience, "exercise_type": exercise,
+                   "region": region})
     except InvalidInput as exc:
         typed = {"intent": intent, "audience": audience}
         show_field_errors(exc, errors, labels={}, nothing="Nothing was started",

@@ -8,6 +8,7 @@ from datetime import UTC, date, datetime, time, timedelta
 import streamlit as st
 
 from engine.pipelines.registry import PIPELINES
+from engine.queue_wait import QueuePlace
 from engine.run_state import RunStatus
 from engine.views import RunSummary
 from ui.format import (
@@ -118,7 +119,8 @@ def _stages(kind: str) -> tuple[object, ...]:
     return pipeline.stages if pipeline else ()
 
 
-def render_card(r: RunSummary) -> None:
+def render_card(r: RunSummary, place: QueuePlace | None = None) -> None:
+    """One run; a queued one says its place in line and its expected wait (`place`)."""
     with st.container(border=True):
         c1, c2, c3 = st.columns([5, 4, 2], vertical_alignment="center")
         c1.page_link("pages/run.py", label=f"#{r.id} · {escape_inline(short(r.title))}",
@@ -140,3 +142,5 @@ def render_card(r: RunSummary) -> None:
         c3.markdown(status_badge(r.status))
         if reason:
             c3.caption(escape_inline(reason))
+        if place is not None:
+            c3.caption(escape_inline(place.sentence()))

@@ -1,24 +1,20 @@
-"""The top of the Run page: header, live progress, the current draft with its flags, and the
+"""The top of the Run page: header, the current draft with its flags, and the
 scores against their thresholds."""
 
 from __future__ import annotations
 
 import importlib.util
-from datetime import UTC, datetime
 
 import streamlit as st
 
+from engine.checks.crisis import region_of
 from engine.exports.provenance import override_acts
 from engine.highlight import segments, unlocated
 from engine.nothing_to_review import nothing_to_review
 from engine.run_state import RunStatus
-from engine.views import DraftView, RunDetail, run_version
-from ui.format import NODE, duration, halt_reason, status_badge, usd
-from ui.live_draft import render_live_draft
+from engine.views import DraftView, RunDetail
+from ui.format import halt_reason, status_badge, usd
 from ui.markdown import demote_headings, escape_inline, flagged_draft
-from ui.worker import inapp_worker_enabled
-
-POLL = "1s"
 
 
 def author_label(d: DraftView) -> str:
@@ -41,6 +37,8 @@ def render_header(detail: RunDetail) -> None:
     meta += [f"cost {usd(detail.cost_usd)}", f"{detail.tokens:,} tokens in {detail.calls} calls"]
     if detail.budget_usd is not None:
         meta.append(f"budget {usd(detail.budget_usd)}")
+    if detail.kind == "protocol":  # whose crisis lines the safety note gives and is checked for
+        meta.append(f"crisis lines for {escape_inline(region_of(detail.input).name)}")
     st.markdown(" ".join(bits) + "  \n" + " · ".join(meta))
     if len(detail.stages) > 1 and detail.stage in detail.stages:  # else render_unknown says
         render_stages(detail)
@@ -69,50 +67,6 @@ def render_stages(detail: RunDetail) -> None:
         else:
             chips.append(f":gray-badge[{label}]")
     st.markdown("**Stages** " + " → ".join(chips))
-
-
-def _since(detail: RunDetail) -> datetime:
-    """When the current burst of work began: the run's creation or the last human act."""
-    start = detail.created_at
-    if detail.actions:
-        start = max(start, detail.actions[-1].at)
-    return start if start.tzinfo else start.replace(tzinfo=UTC)
-
-
-def render_progress(detail: RunDetail) -> None:
-    """Live progress, polling the run's version while it is active; any change reloads the
-    whole page (the draft, scores and forms come from the same fresh read)."""
-    active = detail.status in RunStatus.ACTIVE
-
-    @st.fragment(run_every=POLL if active else None)
-    def _live() -> None:
-        if active and run_version(detail.id) != detail.version:
-            st.rerun()
-        if active:
-            _draw_progress(detail)
-            render_live_draft(detail.id)  # the drafter's answer as it streams in
-
-    _live()
-
-
-def _draw_progress(detail: RunDetail) -> None:
-    elapsed = duration((datetime.now(UTC) - _since(detail)).total_seconds())
-    last = detail.steps[-1] if detail.steps else None
-    with st.container(border=True):
-        if detail.status == RunStatus.QUEUED:
-            where = ("the in-app worker picks it up in a moment" if inapp_worker_enabled()
-                     else "start a worker: `python -m engine worker`")
-            st.markdown(f":material/schedule: **Queued** · waiting {elapsed} · {where}")
-        else:
-            busy = last is not None and last.status == "running"
-            node = NODE.get(last.node, last.node) if last and busy else "Working"
-            step = f"step {last.seq}" if last else "starting"
-            st.markdown(f":material/autorenew: **{node}** · iteration {detail.iteration} of "
-                        f"{detail.max_iterations} · {step} · {elapsed} elapsed")
-        st.progress(min(1.0, detail.iteration / max(1, detail.max_iterations)))
-        done = [s for s in detail.steps if s.status == "done"]
-        if done:
-            st.caption(f"Last finished: {done[-1].node} — {escape_inline(done[-1].detail or '')}")
 
 
 def render_status_banner(detail: RunDetail) -> None:
@@ -183,6 +137,9 @@ def pick_version(detail: RunDetail) -> DraftView | None:
 
     current = detail.current
     index = stage.index(current) if current in stage else len(stage) - 1
+    # ops: the Calibration page links to a version (?version=N)
+    wanted = st.query_params.get("version")
+    index = next((i for i, d in enumerate(stage) if str(d.version) == wanted), index)
     return st.selectbox("Version", stage, index=index, format_func=label,
                         help="Look at, edit or approve any version of this stage.")
 

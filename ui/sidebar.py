@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import streamlit as st
 
 from db.session import describe_database
@@ -9,6 +11,9 @@ from ui import reviewer
 from ui.backend import backend_info
 from ui.markdown import escape_inline
 from ui.worker import WorkerStatus
+
+TEAM_PAGE = "pages/team.py"
+_ROOT = Path(__file__).resolve().parent.parent
 
 
 def render_sidebar(worker: WorkerStatus) -> None:
@@ -37,6 +42,9 @@ def render_sidebar(worker: WorkerStatus) -> None:
             pass  # the sign-in line above says it
         else:
             st.caption(f":material/badge: {escape_inline(reviewer.roles_line(name))}")
+        if name and (_ROOT / TEAM_PAGE).is_file():
+            # Where roles are given: "Ask an admin" names the admins there.
+            st.page_link(TEAM_PAGE, label="Team: roles and approvers", icon=":material/group:")
         st.divider()
         info = backend_info()
         if info.error:
@@ -51,6 +59,13 @@ def render_sidebar(worker: WorkerStatus) -> None:
 
 
 def _worker_line(w: WorkerStatus) -> str:
+    # -- concurrency helper: `make run`'s worker process beside the app (ui/worker.py) --
+    if w.process is not None:
+        return (f":material/autorenew: Worker process {w.process} running beside the app: "
+                "queued runs start on their own." if w.alive else
+                f":red[:material/error: The worker process {w.process} has stopped: restart "
+                "`make run`.]")
+    # -- end concurrency helper --
     if not w.enabled:
         return (":material/pause_circle: In-app worker off (DRAFTROOM_INAPP_WORKER=0): runs "
                 "wait for `python -m engine worker`.")

@@ -128,7 +128,7 @@ def _payload_lines(m: TeamMessageView) -> list[str]:
     elif isinstance(p, ResultPayload):
         out.append(escape_inline(p.summary))
     elif isinstance(p, EvaluationPayload):
-        scores = " ".join(f"`{escape_inline(k)} {v:.2f}`" for k, v in p.scores.items())
+        scores = " ".join(_code(f"{k} {v:.2f}") for k, v in p.scores.items())
         out.append(f"{VERDICT_BADGE[p.verdict]} {scores}")
         if p.why:
             out.append(escape_inline(p.why))
@@ -178,8 +178,9 @@ def render_artifacts(view: TeamView) -> None:
     c1, c2 = st.columns(2)
     key = c1.selectbox("Artifact", keys, index=len(keys) - 1, format_func=label.get,
                        key=f"team_art_{view.run_id}")
-    same_agent = [k for k in keys if view.artifact(k).agent == view.artifact(key).agent
-                  and k != key]
+    # By default, the same worker's attempt before this one.
+    same_agent = [k for k in keys[:keys.index(key)]
+                  if view.artifact(k).agent == view.artifact(key).agent]
     other = c2.selectbox("Compare with", [None, *[k for k in keys if k != key]],
                          index=1 + [k for k in keys if k != key].index(same_agent[-1])
                          if same_agent else 0,
@@ -192,7 +193,8 @@ def render_artifacts(view: TeamView) -> None:
         changes = diff.unified(artifact_text(old.draft_id), text, from_label=old.key,
                                to_label=art.key)
         if changes:
-            st.code(changes, language="diff", wrap_lines=True)
+            with st.container(height=420 if changes.count("\n") > 24 else "content"):
+                st.code(changes, language="diff", wrap_lines=True)
         else:
             st.info(f"{old.key} and {art.key} have the same text.")
     with st.expander(f"{art.key} (run version v{art.version})", expanded=other is None):
@@ -203,15 +205,18 @@ def render_artifacts(view: TeamView) -> None:
 
 
 def calls_figure(view: TeamView) -> go.Figure:
-    """A timeline with a row per team member, indented under whom it reports to, and a bar per
-    model call (the agent's name on it)."""
+    """A timeline with a row per team member, labelled with whom it reports to ("Marketing
+    Lead › Brief writer"), and a bar per model call; a member that calls no model (the
+    orchestrator decides) keeps its row."""
     fig = go.Figure()
     rows: list[str] = []
+    first = min((c.started_at for m in view.members for c in m.calls), default=None)
 
-    def walk(tree: dict[str, dict], depth: int) -> None:  # type: ignore[type-arg]
+    def walk(tree: dict[str, dict], parent: str | None) -> None:  # type: ignore[type-arg]
         for name, kids in tree.items():
             m = view.member(name)
-            label = "\u2003" * depth + (m.title if m else name)
+            title = m.title if m else name
+            label = f"{parent} › {title}" if parent else title
             rows.append(label)
             for c in m.calls if m else []:
                 tokens = c.prompt_tokens + c.completion_tokens
@@ -219,13 +224,17 @@ def calls_figure(view: TeamView) -> go.Figure:
                     y=[label], x=[max(c.latency_ms, 50)], base=[c.started_at.isoformat()],
                     orientation="h", name=c.agent, showlegend=False,
                     marker_color="#7c3aed" if c.agent == "evaluator" else "#2563eb",
-                    customdata=[[c.id]], text=[c.agent], textposition="inside",
+                    customdata=[[c.id]],
                     hovertemplate=(f"call {c.id} · {c.agent} · {c.stage}<br>"
                                    f"{c.latency_ms:.0f} ms · {tokens} tokens · "
                                    f"{usd(c.cost_usd)}<extra></extra>")))
-            walk(kids, depth + 1)
+            if not (m and m.calls) and first is not None:
+                fig.add_trace(go.Scatter(
+                    y=[label], x=[first.isoformat()], mode="markers", showlegend=False,
+                    marker={"opacity": 0}, hovertemplate=f"{title}: no model calls<extra></extra>"))
+            walk(kids, title)
 
-    walk(view.tree("orchestrator"), 0)
+    walk(view.tree("orchestrator"), None)
     fig.update_layout(barmode="overlay", height=80 + 40 * len(rows),
                       margin={"l": 10, "r": 10, "t": 10, "b": 30},
                       yaxis={"autorange": "reversed", "type": "category",
@@ -245,4 +254,13 @@ def render_calls(view: TeamView) -> None:
                "its model calls (Traces has each call's request and response).")
 
 
-__all__ = ["calls_figure", "has_team", "render_team"]
+def render_team_calls(run_id: int) -> None:
+    """For the Traces page: the run's calls nested under the team member that made them."""
+    view = load_team(run_id)
+    if view is None or not any(m.calls for m in view.members):
+        return
+    with st.expander("Calls by team member (orchestrator › lead › workers)"):
+        render_calls(view)
+
+
+__all__ = ["calls_figure", "has_team", "render_team", "render_team_calls"]

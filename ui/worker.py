@@ -3,12 +3,15 @@ database and drives them (engine.loop.worker.Worker). It never calls st.*; pages
 database. Runs left "running" by a process that died are reclaimed once their lease
 expires, so restarting the app resumes them.
 
-DRAFTROOM_INAPP_WORKER=0 turns it off, for deployments that run `python -m engine worker`."""
+DRAFTROOM_INAPP_WORKER=0 turns it off, for deployments that run `python -m engine worker`;
+an app started by `make run` (engine/interfaces/serve.py) has a worker process beside it
+(DRAFTROOM_SERVE_WORKER_PID) and starts none of its own either."""
 
 from __future__ import annotations
 
 import atexit
 import logging
+import os
 import threading
 from dataclasses import dataclass
 
@@ -21,13 +24,28 @@ log = logging.getLogger("draftroom.ui.worker")
 
 
 def inapp_worker_enabled() -> bool:
-    return settings().inapp_worker
+    s = settings()
+    return s.inapp_worker and s.serve_worker_pid is None
+
+
+def serve_worker_alive(pid: int) -> bool:
+    """Whether the worker process `make run` started beside this app still runs."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # it exists, as another user
+        return True
+    return True
 
 
 @dataclass
 class WorkerStatus:
     enabled: bool
     alive: bool
+    process: int | None = None
+    """The pid of the worker process `make run` started beside the app (then not enabled:
+    the app runs no worker thread of its own)."""
     worker_id: str | None = None
     runs_done: int = 0
     error: str | None = None
@@ -51,7 +69,7 @@ class InAppWorker:
             if self._stop.is_set():
                 return
             try:
-                self.worker = Worker()
+                self.worker = Worker(concurrency=settings().inapp_concurrency)
             except Exception as exc:  # e.g. the openai backend forced without a key
                 self.error = str(exc)
                 log.exception("in-app worker cannot start")
@@ -89,6 +107,9 @@ def _in_app_worker() -> InAppWorker:
 
 def ensure_worker() -> WorkerStatus:
     """Start the process's worker thread unless disabled; called on every script run (cheap)."""
+    pid = settings().serve_worker_pid
+    if pid is not None:
+        return WorkerStatus(enabled=False, alive=serve_worker_alive(pid), process=pid)
     if not inapp_worker_enabled():
         return WorkerStatus(enabled=False, alive=False)
     manager = _in_app_worker()

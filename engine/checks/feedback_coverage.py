@@ -15,7 +15,6 @@ texts and the comments are arguments."""
 
 from __future__ import annotations
 
-import difflib
 import re
 from typing import Literal
 
@@ -26,17 +25,15 @@ from engine.checks.terms import (
     data,
     has_phrase,
     normalise,
-    number_list,
     numbers,
     sections,
     terms,
     word_set,
 )
+from engine.loop.decide import unchanged as no_change  # the one definition (the loop's)
 
 CHECK = "feedback_coverage"
 MIN_SHARE = 0.5
-NEAR_IDENTICAL_WORDS = 2
-"""A revision that changes at most this many words (and no number) is no change."""
 _QUOTED = re.compile(r"[\"\u201c]([^\"\u201d]{8,})[\"\u201d]"
                      r"|(?:(?<=\s)|^)['\u2018]([^'\u2019\n]{3,80}?)['\u2019](?=[\s;:,.!?)]|$)")
 _LIST_MARK = re.compile(r"^\s*(?:\d+[.)]|[-*+])\s+")
@@ -66,18 +63,6 @@ def changed_text(before: str, after: str) -> str:
     old = {normalise(line) for _, line in _lines(before)}
     return "\n".join(f"{head}: {line}" for head, line in _lines(after)
                      if normalise(line) not in old)
-
-
-def no_change(before: str, after: str) -> bool:
-    """True when `after` changes at most a couple of words of `before` and no number."""
-    a, b = normalise(before).split(), normalise(after).split()
-    if a == b:
-        return True
-    if number_list(before) != number_list(after):  # a moved number is a real change
-        return False
-    ops = difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes()
-    edits = sum(max(i2 - i1, j2 - j1) for op, i1, i2, j1, j2 in ops if op != "equal")
-    return edits <= NEAR_IDENTICAL_WORDS
 
 
 def _wants_removal(comment: str) -> bool:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import difflib
 from typing import Any
 
+from engine.checks import crisis
 from engine.checks.findings import Finding, finding
 from engine.checks.sentences import split_sentences
 from engine.checks.terms import (
@@ -72,13 +73,21 @@ def protocol_findings(text: str, run_input: dict[str, Any]) -> list[Finding]:
         if not has_phrase(intent, topic["when"]):
             continue
         for need in topic["needs"]:
-            if not has_phrase(text, need["any"]):
+            if not _has_need(text, need, run_input):
                 out.append(finding(
                     CHECK, "protocol", "request_missing_element",
                     f"a request about {topic['name']} without {need['what']}",
                     f"A request about {topic['name']} needs {need['what']}: add it as a step.",
                     text, cap=data()["caps"]["request_not_covered"]))
     return out
+
+
+def _has_need(text: str, need: dict[str, Any], run_input: dict[str, Any]) -> bool:
+    """A crisis-line need is met by a line of the reader's region (engine/checks/crisis.py:
+    988 is no crisis line for a reader in the UK); any other by one of its phrases."""
+    if need.get("crisis"):
+        return crisis.mentions_resource(text, crisis.region_of(run_input))
+    return has_phrase(text, need["any"])
 
 
 def campaign_findings(stage: str, text: str, run_input: dict[str, Any]) -> list[Finding]:

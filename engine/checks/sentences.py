@@ -6,6 +6,7 @@ noise."""
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 _MAX_UNIT = 2000  # a sentence longer than this (minified HTML, no punctuation) is cut up
 
@@ -83,6 +84,13 @@ def _is_abbreviation(before: str) -> bool:
 
 def split_sentences(text: str) -> list[tuple[int, int]]:
     """Sentence spans (start, end) with text[start:end] trimmed of surrounding space."""
+    return list(_split(text))
+
+
+@lru_cache(maxsize=512)
+def _split(text: str) -> tuple[tuple[int, int], ...]:
+    # Cached: a review cuts the same draft for the safety screen and again for the checks
+    # that follow the text (request coverage drops the sentences that quote the request).
     spans: list[tuple[int, int]] = []
     for b_start, b_end in _blocks(text):
         seg_start = b_start
@@ -95,7 +103,7 @@ def split_sentences(text: str) -> list[tuple[int, int]]:
                 _add_span(text, seg_start, bm.start(), spans)
             seg_start = bm.end()
         _add_span(text, seg_start, b_end, spans)
-    return spans
+    return tuple(spans)
 
 
 def _add_span(text: str, start: int, end: int, spans: list[tuple[int, int]]) -> None:

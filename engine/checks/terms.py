@@ -25,6 +25,12 @@ def data() -> dict[str, Any]:
         return tomllib.load(f)
 
 
+# The checks re-read the same texts many times per draft (a request against every sentence,
+# a comment against every line, a version against its revision) and words repeat across
+# drafts: the pure functions below cache their answers, so each distinct word is stemmed and
+# each distinct text split into terms once. Bounded caches: a long-running worker's memory
+# does not grow with the drafts it has seen.
+@lru_cache(maxsize=1 << 16)
 def stem(word: str) -> str:
     w = word.lower().strip("'-")
     if w.endswith("'s"):
@@ -79,13 +85,24 @@ def words(text: str) -> list[str]:
 def terms(text: str, *generic: frozenset[str]) -> set[str]:
     """Content terms (canonical): words of three letters or more that are neither function
     words nor in any of the `generic` sets."""
+    return set(_terms(text, generic))
+
+
+@lru_cache(maxsize=4096)
+def _terms(text: str, generic: tuple[frozenset[str], ...]) -> frozenset[str]:
+    out: set[str] = set()
+    for w in _WORD.findall(text.lower()):
+        out.update(_word_terms(w, generic))
+    return frozenset(out)
+
+
+@lru_cache(maxsize=1 << 16)
+def _word_terms(word: str, generic: tuple[frozenset[str], ...]) -> tuple[str, ...]:
+    """The content terms one written word gives (`words` cuts it at hyphens): a text's terms
+    are the union over its words, so each distinct word is judged once."""
     stop = word_set("stopwords")
-    out = set()
-    for w in words(text):
-        if len(w) < 3 or w in stop or any(w in g for g in generic):
-            continue
-        out.add(canonical(w))
-    return out
+    return tuple(canonical(w) for w in (stem(p) for p in word.split("-") if p)
+                 if len(w) >= 3 and w not in stop and not any(w in g for g in generic))
 
 
 def numbers(text: str) -> set[str]:
@@ -111,6 +128,7 @@ def has_phrase(text: str, phrases: list[str]) -> bool:
     return any(p in low for p in phrases)
 
 
+@lru_cache(maxsize=4096)
 def normalise(text: str) -> str:
     """For comparing versions: words only (Markdown, punctuation, list numbers and spacing
     do not make a revision)."""

@@ -9,6 +9,7 @@ import io
 from pydantic import BaseModel
 
 from engine.exports.provenance import DRAFT_MARK, OVERRIDE_MARK, provenance
+from engine.pipelines.campaign.channels import SPECS, strip_markdown
 from engine.pipelines.campaign.models import STAGE_LABELS, STAGES
 from engine.pipelines.campaign.outreach import parse_outreach
 from engine.views import ActionView, DraftView, RunDetail
@@ -129,7 +130,11 @@ def messages_csv(d: RunDetail) -> str:
     brand = str(d.input.get("brand_name") or "")
     for m in parse_outreach(draft.content).messages:
         f = m.formatted(brand)
-        w.writerow([m.handle, m.name, f.label, f.subject or f.title or "", f.text,
+        # A spreadsheet cell is plain text: an email's or a card's Markdown (**bold**, links)
+        # goes as its words; WhatsApp keeps its own *markup*, which is what the phone shows.
+        text = strip_markdown(f.text) if SPECS[f.channel].markup in ("markdown", "card") \
+            else f.text
+        w.writerow([m.handle, m.name, f.label, f.subject or f.title or "", text,
                     max(1, len(f.parts)), f.length, f.limit or "", "; ".join(f.problems),
                     draft.version, "yes" if approved else "no"])
     return buf.getvalue()

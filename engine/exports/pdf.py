@@ -176,7 +176,18 @@ class _Handout(FPDF):
         self.set_text_color(*MUTED)
         self.set_draw_color(*RULE)
         self.line(self.l_margin, self.get_y() - 2, self.w - self.r_margin, self.get_y() - 2)
-        self.cell(0, 5, self.safe(self.footer_text), align="L")
+        # The footer (who approved it, an override) never runs under the page number: it
+        # gets the width left of it, smaller type if it needs it, and is cut only past that.
+        room = (self.w - self.l_margin - self.r_margin
+                - self.get_string_width("Page 999 of 999") - 4)
+        text, size = self.safe(self.footer_text), 8.0
+        while size > 6 and self.get_string_width(text) > room:
+            size -= 0.5
+            self.set_font(self.family, "", size)
+        while len(text) > 1 and self.get_string_width(text) > room:
+            text = text[:-2] + "…"
+        self.cell(room, 5, text, align="L")
+        self.set_font(self.family, "", 8)
         self.set_x(self.l_margin)
         self.cell(0, 5, f"Page {self.page_no()} of {{nb}}", align="R")
 

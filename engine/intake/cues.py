@@ -47,6 +47,14 @@ PHRASES: tuple[Cue, ...] = (
          r"repair|create|produce|do))\b\s+(?=[a-z0-9])(?!the\b)", "sells", "products"),
     _cue(r"(?i:\b(?:we(?:'re|\s+are)|it(?:'s|\s+is)|i(?:'m|\s+am))\s+(?:a|an)\b)\s+(?=[a-z])",
          "sells"),
+    # "Quick intro: Saltmarsh Ceramics, a pottery studio": a name that opens a sentence (or
+    # follows a colon) and is described right after it.
+    _cue(r"(?:^|(?<=:\s))(?=[A-Z0-9][\w&'’.-]*(?:\s+(?:&\s+)?[A-Z0-9][\w&'’.-]*)*,\s+an?\s+[a-z])",
+         "business_name"),
+    _cue(r"(?i:\b(?:products?|services?|items?)\s+to\s+(?:feature|promote|push|highlight|show)"
+         r"(?:\s+are|\s*:)?)\s*", "products"),
+    _cue(r"(?i:\b(?:describe|call)\s+(?:our|the|its|my)\s+(?:tone|voice|style)\s+as)\s+",
+         "voice"),
     _cue(r"(?i:\b(?:we\s+(?:also\s+)?(?:sell|offer|make)\s+(?=the\b)|we\s+offer\b|"
          r"(?:our\s+)?(?:main\s+|key\s+|best[- ]selling\s+|core\s+)?(?:products?|services|"
          r"offerings|range|menu|best\s*sellers)\s+(?:are|is|include|includes)\b))\s*",

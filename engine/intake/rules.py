@@ -78,11 +78,11 @@ def _pick(fields: tuple[str, ...], task: IntakeTask, found_now: set[str]) -> str
 
 
 def _phrases(text: str, task: IntakeTask, add) -> None:  # type: ignore[no-untyped-def]
+    done: set[str] = set()  # fields read so far in this message
     for sentence_span in _sentences(text):
         s0, s1 = sentence_span
         sentence = text[s0:s1]
         hits = _cue_hits(sentence)
-        done: set[str] = set()
         for i, (_start, end, cue) in enumerate(hits):
             stop = hits[i + 1][0] if i + 1 < len(hits) else len(sentence)
             raw = sentence[end:stop]
@@ -269,6 +269,8 @@ def _answer(text: str, task: IntakeTask, add) -> None:  # type: ignore[no-untype
     core = PREAMBLE.sub("", text).strip(" .!")
     if text.endswith("?") or not core or GENERIC.fullmatch(core):
         return
+    if YES.match(text) and len(text.split()) <= 4:
+        return  # "yes" / "sounds good" answers no field's question
     for field in task.asked:
         fs = spec(field)
         if fs.self_evident:

@@ -11,45 +11,13 @@ import signal
 import subprocess
 import sys
 import threading
-import tomllib
-from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
-from engine.config import settings
+from engine.config import child_environment, settings
+from engine.signin import auth_problem  # the one definition of "sign-in configured"
 
 APP = Path(__file__).resolve().parents[2] / "app.py"
-PROVIDER_KEYS = ("client_id", "client_secret", "server_metadata_url")
 GRACE_SECONDS = 10.0
-
-
-def secrets_files(cwd: Path | None = None) -> list[Path]:
-    """Where Streamlit reads secrets.toml from, the later overriding the earlier."""
-    return [Path.home() / ".streamlit" / "secrets.toml",
-            (cwd or Path.cwd()) / ".streamlit" / "secrets.toml"]
-
-
-def _auth_section(cwd: Path | None) -> dict[str, Any]:
-    auth: dict[str, Any] = {}
-    for path in secrets_files(cwd):
-        if path.is_file():
-            with path.open("rb") as fh:
-                section = tomllib.load(fh).get("auth")
-            if isinstance(section, Mapping):
-                auth.update(section)
-    return auth
-
-
-def auth_problem(cwd: Path | None = None) -> str | None:
-    """What sign-in lacks, as Streamlit's st.login would find it; None when configured."""
-    auth = _auth_section(cwd)
-    if not auth:
-        return "there is no [auth] section in .streamlit/secrets.toml"
-    missing = [k for k in ("redirect_uri", "cookie_secret") if not auth.get(k)]
-    providers = [v for v in auth.values() if isinstance(v, Mapping)] or [auth]
-    if not any(all(p.get(k) for k in PROVIDER_KEYS) for p in providers):
-        missing.append("a provider's " + ", ".join(PROVIDER_KEYS))
-    return f"[auth] lacks {'; '.join(missing)}" if missing else None
 
 
 def refusal(address: str, cwd: Path | None = None) -> str | None:
@@ -79,6 +47,12 @@ def _commands(port: int, address: str) -> list[list[str]]:
     ]
 
 
+def app_env(worker_pid: int) -> dict[str, str]:
+    """The app's environment: it has a worker process beside it, so it starts none of its
+    own (an in-app thread as well would be a second, smaller worker in the web server)."""
+    return child_environment({"DRAFTROOM_SERVE_WORKER_PID": str(worker_pid)})
+
+
 def serve(port: int) -> int:
     """Migrate, then run the worker and the app until either ends or this process is
     stopped (SIGINT, SIGTERM); then stop the other. Returns the exit code."""
@@ -93,7 +67,9 @@ def serve(port: int) -> int:
     stop = threading.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, lambda *_: stop.set())
-    procs = [subprocess.Popen(cmd) for cmd in _commands(port, address)]
+    worker_cmd, app_cmd = _commands(port, address)
+    worker = subprocess.Popen(worker_cmd)
+    procs = [worker, subprocess.Popen(app_cmd, env=app_env(worker.pid))]
     print(f"Draftroom on http://{address}:{port} with a worker (pid {procs[0].pid}); "
           "Ctrl+C stops both.", flush=True)
     try:

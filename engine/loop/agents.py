@@ -142,7 +142,8 @@ def _run_once(
         cancelled=halt_check(ctx.run_id) if ctx.run_id else None,
         # The drafter's answer streams to the Run page (a real model takes 10-60 s).
         on_text=LiveDraftWriter(run_id=ctx.run_id, step_id=ctx.step_id, agent=spec.name)
-        if isinstance(task, DraftTask) and ctx.run_id and backend.name != "offline" else None,
+        if isinstance(task, DraftTask) and ctx.run_id and getattr(backend, "streams", True)
+        else None,  # (concurrency helper: the offline backend streams when asked to)
     )
     started_at = utcnow()
     t0 = time.perf_counter()

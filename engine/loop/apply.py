@@ -177,7 +177,7 @@ def _repeat(tx: LoopTx, board: Board, run: RunRow, scores: dict[str, float]) -> 
     if not rows:
         return None
     text, parent_id, parent_version, parent_text = rows[0]
-    if not unchanged(text, parent_text):
+    if not unchanged(parent_text, text):
         return None
     before, flags_before, _ = _judged(tx, board, parent_id)
     flags_now = board.blocking.get(run.current_draft_id or 0, [])

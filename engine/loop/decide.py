@@ -7,10 +7,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
+from functools import lru_cache
 from typing import Any
 
 from sqlalchemy.engine import Connection
 
+from engine.checks.terms import normalise, number_list
 from engine.loop.sql import SEL_BOARD
 from engine.pipelines.base import Review, StageSpec
 
@@ -61,8 +63,8 @@ def combine_review(
     return out
 
 
-NEAR_IDENTICAL = 0.98
-"""A revision this similar to its previous version (difflib's ratio, whitespace normalised)
+NEAR_IDENTICAL_WORDS = 2
+"""A revision that changes at most this many words (and no number) of its previous version
 did not change the text: it is never counted as progress."""
 
 
@@ -71,14 +73,20 @@ def same_text(text: str, previous: str) -> bool:
     return text.split() == previous.split()
 
 
-def unchanged(text: str, previous: str) -> bool:
-    """The revision repeats the previous version, but for whitespace and a few characters."""
-    if same_text(text, previous):
+@lru_cache(maxsize=256)
+def unchanged(before: str, after: str) -> bool:
+    """The one definition of a revision that repeats its previous version (the loop's stall
+    and the no-change check both ask it): `after` changes at most a couple of words of
+    `before` (Markdown, punctuation, list numbers and spacing aside) and no number. Cached:
+    the review's checks and the decision after it ask about the same pair of texts."""
+    a, b = normalise(before).split(), normalise(after).split()
+    if a == b:
         return True
-    a, b = " ".join(text.split()), " ".join(previous.split())
-    matcher = SequenceMatcher(None, a, b, autojunk=False)
-    # quick_ratio is an upper bound, linear in the texts: most revisions end the check there.
-    return matcher.quick_ratio() >= NEAR_IDENTICAL and matcher.ratio() >= NEAR_IDENTICAL
+    if number_list(before) != number_list(after):  # a moved number is a real change
+        return False
+    ops = SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes()
+    edits = sum(max(i2 - i1, j2 - j1) for op, i1, i2, j1, j2 in ops if op != "equal")
+    return edits <= NEAR_IDENTICAL_WORDS
 
 
 def scores_moved(now: dict[str, float], before: dict[str, float]) -> bool:

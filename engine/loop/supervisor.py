@@ -269,8 +269,10 @@ class Supervisor:
             agents = (stage.drafter,)
         elif plan.node == "review":
             plan.content = draft_content(c, plan.current_draft_id, texts)
-            plan.context = get_pipeline(plan.kind).context_for_review(
-                tx.session, plan.input, plan.stage)
+            pipeline = get_pipeline(plan.kind)
+            # An ORM session only for a pipeline that reads its review context (campaigns).
+            plan.context = pipeline.context_for_review(
+                tx.session, plan.input, plan.stage) if pipeline.review_context else {}
             plan.follow = nodes.follow_input(c, plan)
             agents = stage.critics
         plan.prompts = prompts_for(tx, agents, plan.params)

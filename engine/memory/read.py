@@ -33,6 +33,8 @@ class GivenView(BaseModel):
     keys: list[str]
     """"shared.business_card", "private.attempts", ..."""
     sources: dict[str, str]
+    values: dict[str, Any]
+    """"shared.business_card" -> the value as the call was given it."""
 
 
 class MemoryPanel(BaseModel):
@@ -51,12 +53,13 @@ def _given(row: Any) -> GivenView | None:
     mem = ((row.request or {}).get("context") or {}).get(CONTEXT_KEY)
     if not isinstance(mem, dict):
         return None
-    keys = [f"shared.{k}" for k in (mem.get("shared") or {})]
-    keys += [f"private.{k}" for k in (mem.get("private") or {})]
+    values = {f"shared.{k}": v for k, v in (mem.get("shared") or {}).items()}
+    values |= {f"private.{k}": v for k, v in (mem.get("private") or {}).items()}
+    keys = list(values)
     return GivenView(call_id=row.id, agent=row.agent, stage=row.stage,
                      started_at=row.started_at, reader=str(mem.get("agent", "")),
                      namespaces=list(mem.get("namespaces") or []), keys=keys,
-                     sources=dict(mem.get("sources") or {}))
+                     sources=dict(mem.get("sources") or {}), values=values)
 
 
 def load_memory(run_id: int) -> MemoryPanel:

@@ -159,3 +159,37 @@ def test_counters_one_message_flagged_edit_warning_and_the_pdf_handout(  # type:
         _shot(page, artifacts, "review-6-approved-pdf-button")
     finally:
         ctx.close()
+
+
+def test_the_clinic_region_picks_the_crisis_lines(  # type: ignore[no-untyped-def]
+        browser, app: AppServer, artifacts: Path) -> None:
+    from engine import service
+    from engine.views import get_run
+
+    ctx, page = _page(browser)
+    try:
+        _sign(page, app, "admin")
+        page.goto(f"{app.url}/settings")
+        expect(page.get_by_text("Crisis resources by region")).to_be_visible()
+        page.get_by_role("combobox", name="Clinic default").click()
+        page.keyboard.type("United Kingdom")
+        page.keyboard.press("Enter")
+        expect(page.get_by_role("combobox", name="Clinic default")).to_have_value(
+            "United Kingdom (UK)")
+        page.get_by_role("button", name="Save regions").click()
+        expect(page.get_by_text("the clinic's region is United Kingdom (UK)")).to_be_visible()
+        _shot(page, artifacts, "review-7-settings-regions")
+
+        run_id = service.start_run(kind="protocol", actor="seed", input={
+            "intent": "A safety plan for a young man with suicidal thoughts",
+            "audience": "adults"})
+        _drive()
+        detail = get_run(run_id)
+        assert detail.input["region"] == "uk"
+        page.goto(f"{app.url}/run?run={run_id}")
+        expect(page.get_by_text("crisis lines for United Kingdom")).to_be_visible()
+        expect(page.get_by_text("Samaritans on 116 123", exact=False).first).to_be_visible()
+        expect(page.get_by_text("988", exact=False)).to_have_count(0)
+        _shot(page, artifacts, "review-8-run-uk-crisis-lines")
+    finally:
+        ctx.close()

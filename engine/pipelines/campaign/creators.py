@@ -212,6 +212,14 @@ def score_creator(c: CreatorOut, *, brand: BrandOut | None, goal: str, audience:
                  reasons=reasons + [f"but {x}" for x in concerns])
 
 
+def reach_channel(contact_channel: str, channels: list[str]) -> str:
+    """The channel a campaign reaches a creator on: their own when the campaign uses it, else
+    the campaign's first channel. The shortlist, the outreach and the plan all say this one."""
+    if contact_channel in channels or not channels:
+        return contact_channel
+    return channels[0]
+
+
 def rank_creators(creators: list[CreatorOut], *, brand: BrandOut | None, goal: str,
                   audience: str, channels: list[str], budget: float, n: int) -> list[Match]:
     """Best match first; ties go to the higher engagement, then the handle."""
@@ -232,21 +240,26 @@ def _cell(text: object) -> str:
     return str(text).replace("|", "/").replace("\n", " ").strip()
 
 
-def shortlist_row(i: int, e: ShortlistEntry) -> str:
+def shortlist_row(i: int, e: ShortlistEntry, channels: list[str] | None = None) -> str:
+    """One table row; with the campaign's `channels`, Contact is the channel it reaches the
+    creator on (reach_channel), which the plan then names too."""
+    contact = reach_channel(e.contact_channel, channels) if channels else e.contact_channel
     if not e.in_directory:
         cells = [i, e.handle, e.name or "(not in the directory)", "", "", "", "", "", "", "",
                  "", e.reasons]
     else:
         cells = [i, e.handle, e.name, e.platform, e.niche, _k(e.audience_size), e.location,
-                 f"{e.engagement_rate:.1f}%", LABELS.get(e.contact_channel, e.contact_channel),
+                 f"{e.engagement_rate:.1f}%", LABELS.get(contact, contact),
                  f"{e.fee_usd:,.0f}", f"{e.match_pct}%" if e.match_pct is not None else "",
                  e.reasons]
     return "| " + " | ".join(_cell(c) for c in cells) + " |"
 
 
-def render_shortlist_table(entries: list[ShortlistEntry]) -> str:
+def render_shortlist_table(entries: list[ShortlistEntry],
+                           channels: list[str] | None = None) -> str:
     head = "| " + " | ".join(COLUMNS) + " |\n|" + "---|" * len(COLUMNS)
-    return head + "\n" + "\n".join(shortlist_row(i, e) for i, e in enumerate(entries, 1))
+    return head + "\n" + "\n".join(shortlist_row(i, e, channels)
+                                    for i, e in enumerate(entries, 1))
 
 
 def parse_shortlist(text: str) -> list[tuple[str, dict[str, str]]]:
@@ -313,9 +326,10 @@ def shortlist_from_text(text: str) -> list[ShortlistEntry]:
         return resolve_shortlist(s, text)
 
 
-def replace_shortlist(text: str, entries: list[ShortlistEntry]) -> str:
+def replace_shortlist(text: str, entries: list[ShortlistEntry],
+                      channels: list[str] | None = None) -> str:
     """`text` with the Shortlist section's table replaced by `entries` (the rest unchanged)."""
-    table = render_shortlist_table(entries)
+    table = render_shortlist_table(entries, channels)
     section = md.find(md.sections(text, max_level=2), "shortlist")
     if section is None:
         return text.rstrip() + "\n\n## Shortlist\n\n" + table + "\n"
@@ -325,7 +339,8 @@ def replace_shortlist(text: str, entries: list[ShortlistEntry]) -> str:
 
 
 def change_shortlist(text: str, *, add: list[str], remove: list[str],
-                     reason: str = "added by the reviewer") -> str:
+                     reason: str = "added by the reviewer",
+                     channels: list[str] | None = None) -> str:
     """The draft with creators added (at the end) and removed: a person's choice."""
     with session_scope() as s:
         entries = resolve_shortlist(s, text)
@@ -339,7 +354,7 @@ def change_shortlist(text: str, *, add: list[str], remove: list[str],
         entries.append(ShortlistEntry(**c.model_dump(exclude={"bio"}), reasons=reason)
                        if c else ShortlistEntry(handle=h, name="", reasons=reason,
                                                 in_directory=False))
-    return replace_shortlist(text, entries)
+    return replace_shortlist(text, entries, channels)
 
 
 def as_context(entries: list[ShortlistEntry]) -> list[dict[str, Any]]:

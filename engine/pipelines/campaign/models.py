@@ -10,6 +10,7 @@ from typing import Literal
 from pydantic import BaseModel, Field, field_validator
 from pydantic_core import PydanticCustomError
 
+from engine.checks.crisis import checked_region
 from engine.pipelines.campaign.channels import CHANNELS, Channel
 from engine.text import clean_text
 
@@ -25,6 +26,8 @@ class CampaignInput(BaseModel):
     goal: str = Field(min_length=3, max_length=1000)
     """What the campaign should achieve, in the marketer's words."""
     audience: str = Field(min_length=2, max_length=500)
+    region: str | None = None
+    """The brand's region (Settings; engine/checks/crisis.py codes), else the clinic's."""
     budget: float
     """The campaign's budget in USD (creator fees, seeding, ads): not the LLM spend."""
     channels: list[Channel]
@@ -39,6 +42,11 @@ class CampaignInput(BaseModel):
             if not v:
                 raise PydanticCustomError("required", "is required")
         return v
+
+    @field_validator("region")
+    @classmethod
+    def _region(cls, v: str | None) -> str | None:
+        return checked_region(v)
 
     @field_validator("budget")
     @classmethod

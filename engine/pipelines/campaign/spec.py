@@ -35,6 +35,7 @@ from engine.pipelines.campaign.text import (
     render_shortlist,
 )
 from engine.team.record import TeamHooks
+from engine.text import run_title
 
 THRESHOLDS = {"brand_voice": 0.75, "quality": 0.75, "completion": 0.75, "compliance": 0.75}
 MAX_ITERATIONS = 3
@@ -104,8 +105,7 @@ def _stage(name: str, drafter: AgentSpec, to_text: Any) -> StageSpec:
 
 
 def _title(i: CampaignInput) -> str:
-    title = f"{i.brand_name}: {i.goal}"
-    return title if len(title) <= 80 else title[:77] + "..."
+    return run_title(f"{i.brand_name}: {i.goal}")
 
 
 STAGE_SPECS = (

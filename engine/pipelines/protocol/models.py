@@ -7,6 +7,7 @@ from typing import Literal, get_args
 
 from pydantic import BaseModel, Field, field_validator
 
+from engine.checks.crisis import checked_region
 from engine.pipelines.base import NoteOut, Review, ScoreOut
 from engine.text import clean_text
 
@@ -32,11 +33,19 @@ class ProtocolInput(BaseModel):
     audience: str = Field(default="adults", min_length=2, max_length=MAX_AUDIENCE)
     exercise_type: ExerciseType | None = None
     """Leave empty to let the drafter choose from the intent."""
+    region: str | None = None
+    """Whose crisis lines the safety note gives (engine/checks/crisis.py: "us", "uk", ...);
+    service.start_run fills in the clinic's default (Settings) when the starter names none."""
 
     @field_validator("intent", "audience", mode="before")
     @classmethod
     def _strip(cls, v: object) -> object:
         return clean_text(v) if isinstance(v, str) else v
+
+    @field_validator("region")
+    @classmethod
+    def _region(cls, v: str | None) -> str | None:
+        return checked_region(v)
 
 
 class ProtocolDraft(BaseModel):

@@ -10,7 +10,7 @@ from engine.llm.offline.campaign.outreach import PLATFORM_SHORT
 from engine.markdown import list_items
 from engine.pipelines.base import DraftTask
 from engine.pipelines.campaign.channels import LABELS
-from engine.pipelines.campaign.creators import per_creator_budget
+from engine.pipelines.campaign.creators import per_creator_budget, reach_channel
 from engine.pipelines.campaign.models import (
     BudgetLine,
     CreatorDeliverable,
@@ -46,9 +46,7 @@ def draft_plan(task: DraftTask) -> PlanDraft:
     scale = min(1.0, creator_share / sum(fees)) if sum(fees) else 1.0
     deliverables = []
     for k, (e, fee) in enumerate(zip(shortlist, fees, strict=True)):
-        # Their own channel when the campaign uses it, else the marketer's first channel.
-        via = e.get("contact_channel") if e.get("contact_channel") in campaign_channels \
-            else (campaign_channels or ["email"])[0]
+        via = reach_channel(str(e.get("contact_channel") or ""), campaign_channels) or "email"
         deliverables.append(CreatorDeliverable(
             creator_handle=e["handle"], creator_name=e.get("name", ""),
             deliverables=PLATFORM_SHORT.get(e.get("platform", ""), "1 sponsored post"),

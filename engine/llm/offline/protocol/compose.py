@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from engine.checks import crisis
 from engine.llm.offline.protocol import library as lib
 
 if TYPE_CHECKING:
@@ -46,12 +47,16 @@ def _template_steps(ctx: _Context, warm: bool = True) -> list[str]:
 
 
 def _crisis_line(ctx: _Context) -> str:
-    for candidate in lib.CRISIS_LINES[ctx.region] + lib.CRISIS_LINES["us"]:
-        extra = lib.CRISIS_EXTRA.get(ctx.profile["key"])
+    """The reader's region's crisis line (never another region's: 988 means nothing in the
+    UK), with the audience's extra line (the region's own for veterans)."""
+    region = crisis.region(ctx.region)
+    extra = (region.veterans if ctx.profile["key"] == "veterans"
+             else lib.CRISIS_EXTRA.get(ctx.profile["key"]))
+    for candidate in region.note:
         line = candidate + (" " + ctx.fill(extra) if extra else "")
         if not _screen(line).flags:
             return line
-    return lib.CRISIS_LINES[ctx.region][0]
+    return region.note[0]
 
 
 def _safety_note(ctx: _Context, crisis: bool = True) -> str:

@@ -7,13 +7,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from engine.checks import crisis
 from engine.pipelines.base import NoteOut, Review, ReviewTask, ScoreOut
 
 if TYPE_CHECKING:
     from engine.checks.base import FlagOut
 
 from engine.llm.offline.protocol.common import (  # package-internal helpers
-    _CRISIS,
     _JUDGEMENTAL,
     _PROFESSIONAL,
     _PROMISE,
@@ -85,17 +85,26 @@ def review_safety(task: ReviewTask) -> Review:
         notes.append(_note("critical", f"Safety flag ({f.category.replace('_', ' ')}): remove "
                                        f"or rewrite this sentence: \"{_quote(f.text)}\""))
     has_note = "safety" in doc.found and bool(_words(doc.safety))
+    region = crisis.region_of(task.input)  # the reader's crisis lines, not always 988
+    line = f"{region.lines[0].name}: {region.lines[0].contact}"
     if not has_note:
         score -= 0.3
         notes.append(_note("critical", "Add a Safety note section that names a crisis "
-                                       "resource (call or text 988 in the US, or local "
-                                       "emergency services) and points to the clinician."))
-    if not _CRISIS.search(doc.safety if has_note else text):
+                                       f"resource ({line}, or emergency services on "
+                                       f"{region.emergency}) and points to the clinician."))
+    where = doc.safety if has_note else text
+    foreign = crisis.foreign_lines(where, region)
+    if foreign:
+        score -= 0.25
+        notes.append(_note("critical", f"The safety note gives {', '.join(foreign)}, which a "
+                                       f"reader in {region.name} cannot call: give {line} "
+                                       f"and emergency services on {region.emergency}."))
+    elif not crisis.mentions_resource(where, region):
         score -= 0.25
         if has_note:
-            notes.append(_note("critical", "The safety note has no crisis resource: add a "
-                                           "line to call or text 988 (US) or local "
-                                           "emergency services if the reader feels unsafe."))
+            notes.append(_note("critical", "The safety note has no crisis resource: add "
+                                           f"{line}, or emergency services on "
+                                           f"{region.emergency}, if the reader feels unsafe."))
     if has_note and not _PROFESSIONAL.search(doc.safety):
         score -= 0.05
         notes.append(_note("warning", "Point the reader to professional help in the safety "

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from engine.checks import crisis
 from engine.llm.offline.protocol import library as lib
 from engine.pipelines.base import DraftTask
 
@@ -132,7 +133,12 @@ def _revise(doc: _Doc, ctx: _Context, asks: _Asks) -> _Doc:
         _warm(doc, ctx, visibly=asks.warmer)
     if asks.safety_note and not _words(doc.safety):
         doc.safety = _safety_note(ctx)
-    if (asks.crisis or asks.safety_note) and not _CRISIS.search(doc.safety):
+    region = crisis.region(ctx.region)
+    if (asks.crisis or asks.safety_note) and crisis.foreign_lines(doc.safety, region):
+        # A line the reader cannot call (988 in a note for the UK) goes; the region's comes.
+        doc.safety = " ".join(x for x in _sentences(doc.safety)
+                              if not crisis.foreign_lines(x, region))
+    if (asks.crisis or asks.safety_note) and not crisis.mentions_resource(doc.safety, region):
         doc.safety = (_end(doc.safety) + " " + _crisis_line(ctx)).strip()
     if (asks.professional or asks.safety_note) and not _PROFESSIONAL.search(doc.safety):
         doc.safety = (_end(doc.safety) + " " + lib.PROFESSIONAL_LINE).strip()

@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from engine.checks import crisis
 from engine.llm.offline.protocol import library as lib
 from engine.llm.offline.protocol.common import (
     _Context,
@@ -107,8 +108,7 @@ def _context(data: dict[str, Any]) -> _Context:
             and exercise not in rumination["for"]:
         exercise = rumination["default_exercise"]  # "brooding about ..." is no fear to face
     profile = _profile(audience)
-    everywhere = f" {audience} {intent} ".lower()
-    region = "uk" if any(m in everywhere for m in lib.UK_MARKERS) else "us"
+    region = crisis.region_of(data).code  # the run's, else one the request names, else US
     label = profile["label"]
     if profile is lib.AUDIENCES[-1]:
         custom = _safe_fragment(audience, max_words=6)

@@ -18,8 +18,9 @@ data/exercises.json
 data/language.json
 - audiences: profiles matched by substring on the audience, first wins ("parents of teens"
   are parents, so parents come first); the last one is the default.
-- crisis_lines (per region), crisis_extra, professional_line: the safety note's lines; the
-  drafter uses the first candidate that the safety screen accepts.
+- crisis_extra, professional_line: the safety note's lines beside the region's crisis lines
+  (engine/checks/data/crisis_regions.toml); the drafter uses the first candidate that the
+  safety screen accepts.
 - crisis_pattern, professional_pattern, validating_phrases, judgemental_swaps,
   plain_swaps (plainer words for "use simpler words" and young audiences), wordy_clauses
   (padding a weaker first draft adds), imperative_verbs, skippable_leads: word lists the
@@ -58,10 +59,8 @@ SITUATIONS: dict[str, dict[str, Any]] = {
     k: v for k, v in _EXERCISES["situations"].items() if not k.startswith("_")}
 
 AUDIENCES: tuple[dict[str, Any], ...] = _LANGUAGE["audiences"]
-CRISIS_LINES: dict[str, tuple[str, ...]] = _LANGUAGE["crisis_lines"]
 CRISIS_EXTRA: dict[str, str] = _LANGUAGE["crisis_extra"]
 PROFESSIONAL_LINE: str = _LANGUAGE["professional_line"]
-UK_MARKERS: tuple[str, ...] = _LANGUAGE["uk_markers"]
 CRISIS_PATTERN: str = _LANGUAGE["crisis_pattern"]
 PROFESSIONAL_PATTERN: str = _LANGUAGE["professional_pattern"]
 VALIDATING_PHRASES: tuple[str, ...] = _LANGUAGE["validating_phrases"]

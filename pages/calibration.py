@@ -1,0 +1,57 @@
+"""Calibration: can we trust the critics? Each critic's scores set against what people then
+did with the same version (engine/calibration.py: two SQL queries), as a chart and a table,
+and the versions where they disagreed most, each one click from its Run page."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from db.connect import database_url
+from engine import calibration, identity
+from ui import reviewer
+from ui.calibration_figures import (
+    calibration_figure,
+    calibration_table,
+    disagreement_lines,
+    frame,
+)
+
+TTL = 60
+
+
+@st.cache_data(ttl=TTL, show_spinner=False)
+def _rows(url: str) -> list[calibration.CalibrationRow]:
+    return calibration.calibration()
+
+
+@st.cache_data(ttl=TTL, show_spinner=False)
+def _worst(url: str, limit: int, kind: str | None) -> list[calibration.Disagreement]:
+    return calibration.disagreements(limit=limit, kind=kind)
+
+
+st.title("Calibration")
+if not identity.can(reviewer.reviewer(), "view_traces"):
+    st.warning("Calibration is for clinical leads, marketers, ops and admins. Enter your name "
+               "under **Reviewer** in the sidebar.", icon=":material/lock:")
+    st.stop()
+st.caption("Each critic's scores against what people then did with the very version it "
+           "scored: approved as is, approved over a flag (overridden), edited (and how much "
+           "they kept), sent back, rejected. A critic people agree with scores what they "
+           "approve high and what they send back low. Refreshes every minute.")
+
+df = frame(_rows(database_url()))
+if df.empty:
+    st.info("No version has been scored and then approved, edited, sent back or rejected "
+            "yet.", icon=":material/info:")
+    st.stop()
+kinds = sorted(df["kind"].unique())
+kind = st.segmented_control("Kind", ["all", *kinds], default="all", key="cal_kind") or "all"
+shown = df if kind == "all" else df[df["kind"] == kind]
+st.plotly_chart(calibration_figure(shown), key="fig_calibration")
+st.subheader("Per critic and prompt version", anchor=False)
+st.caption("Mean score (versions) for each thing people did; disagreement is the mean gap "
+           "between the score and what people said (approved 1, sent back or rejected 0, "
+           "edited: the share they kept).")
+st.dataframe(calibration_table(shown), hide_index=True, width="stretch")
+st.subheader("Where critic and people disagreed most", anchor=False)
+st.markdown(disagreement_lines(_worst(database_url(), 10, None if kind == "all" else kind)))
