@@ -30,6 +30,9 @@ elif importlib.util.find_spec("ui.campaign_form") is None:
 else:
     from ui.campaign_form import render_campaign_form
 
+    # -- intake (issue 18): the same campaign, planned in conversation instead of this form
+    st.page_link("pages/intake.py", label="Or plan it in conversation with the onboarding agent",
+                 icon=":material/forum:")
     run_id = render_campaign_form(actor)
 
 if run_id and not pii_notice.hold(run_id):

@@ -234,4 +234,6 @@ def test_a_picked_brand_keeps_its_profile_while_the_campaign_is_collected(db_url
     assert "goal" in view.messages[0].asks
     view = _say(view, "our tone is loud and brash. The goal is 500 trial kits sent out")
     assert view.values["voice"] != "Loud and brash"  # edited on the Brands page, not here
+    assert "kept Lumen Skin's saved profile" in view.messages[-1].text
+    assert view.messages[-1].asks == ["budget", "channels"]
     assert view.values["goal"] == "500 trial kits sent out"

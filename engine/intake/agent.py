@@ -57,9 +57,12 @@ def next_turn(values: dict[str, Any], *, new: dict[str, Any], problems: list[tup
     what could not be read; `confirmed_at`: the index of the person's confirming message."""
     missing = missing_fields(values, brand_picked=brand_picked)
     if problems:
-        asked = list(dict.fromkeys(f for f, _ in problems if f in missing or f == "brand"))
+        asks = list(dict.fromkeys(f for f, _ in problems if f in missing))[:2]
         reply = _ack(new) + " ".join(dict.fromkeys(q for _, q in problems[:2]))
-        return AgentTurn(reply=reply, asks=[f for f in asked if f != "brand"][:2])
+        if not asks and missing:  # nothing to ask again: go on with what is missing
+            asks = fields_to_ask(missing)
+            reply += " " + _questions(asks)
+        return AgentTurn(reply=reply, asks=asks)
     if missing:
         asks = fields_to_ask(missing)
         lead = (f"We'll plan a campaign for {brand_name}. " if brand_picked and brand_name

@@ -76,9 +76,11 @@ def _read(extraction: ExtractionOut, conv: Conversation, brands: BrandLookup
     """Each field's value read and checked; (field, question) for what cannot be stored."""
     by_field: dict[str, list[tuple[Any, str]]] = {}
     problems: list[tuple[str, str]] = []
+    kept_profile = False
     for v in extraction.values:
         if conv.brand is not None and v.field in BRAND_FIELDS:
-            continue  # the picked brand's profile holds these; edit it on the Brands page
+            kept_profile = True  # the picked brand's profile holds these
+            continue
         try:
             value = read_value(v.field, v.value)
         except Unclear as exc:
@@ -94,6 +96,9 @@ def _read(extraction: ExtractionOut, conv: Conversation, brands: BrandLookup
                              "which one should I use?"))
             continue
         accepted[f] = vals[0]
+    if kept_profile:
+        problems.append(("brand", f"I kept {conv.brand.name}'s saved profile as it is "  # type: ignore[union-attr]
+                         "(edit it on the Brands page); this chat collects the campaign."))
     name = accepted.get("business_name")
     if name:
         clash = brands.by_name(str(name[0]))
