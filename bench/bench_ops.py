@@ -63,7 +63,7 @@ def _time(fn: Callable[[], Any], repeat: int = REPEAT) -> list[float]:
 def _queries(big_run_id: int | None) -> list[dict[str, Any]]:
     from engine import ops, traces
     from engine.exports import otlp, trace_events
-    from ui.ops_figures import trace_timeline_figure
+    from ui.trace_figures import trace_timeline_figure
 
     today = datetime.now(UTC).date()
     month = ops.OpsFilter(start=today - timedelta(days=29), end=today)

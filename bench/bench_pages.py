@@ -81,6 +81,16 @@ def _idle(page: Any) -> None:
     page.wait_for_function(DONE, timeout=WAIT_MS)
 
 
+def _rerun(page: Any) -> None:
+    """Until the rerun a widget started has ended: its running indicator shows (if it shows
+    at all within 3 s: a fast rerun may end first), then goes."""
+    try:
+        page.get_by_test_id("stStatusWidget").wait_for(state="attached", timeout=3000)
+    except Exception:  # playwright's TimeoutError: the rerun ended before it showed
+        pass
+    _idle(page)
+
+
 def _call_click(page: Any, base: str, big_run_id: int) -> float:
     """From the click on a call's bar in the timeline to that call's request shown."""
     page.goto(f"{base}/traces?run={big_run_id}")
@@ -100,9 +110,10 @@ def _call_click(page: Any, base: str, big_run_id: int) -> float:
     bar.scroll_into_view_if_needed()
 
     def shown() -> None:
+        # Looked up afresh each time: the rerun may draw the call picker anew.
         page.wait_for_function(
-            "([el, old]) => el.innerText !== old", arg=[box.element_handle(), before],
-            timeout=WAIT_MS)
+            "(old) => { const b = document.querySelectorAll('[data-testid=\"stSelectbox\"]')[1];"
+            " return b && b.innerText !== old; }", arg=before, timeout=WAIT_MS)
         page.get_by_text("Request", exact=True).first.wait_for(timeout=WAIT_MS)
         _idle(page)
 
@@ -110,7 +121,8 @@ def _call_click(page: Any, base: str, big_run_id: int) -> float:
 
 
 def _costs_filter(page: Any, base: str) -> float:
-    """Pick one kind in the Costs filter: from the choice to every chart redrawn."""
+    """Pick one kind in the Costs filter: from the choice to the spend chart redrawn for
+    that kind alone (one series instead of one per kind) and the page's script done."""
     page.goto(f"{base}/costs")
     page.wait_for_function(f"document.querySelectorAll('{CHART}').length >= 4",
                            timeout=WAIT_MS)
@@ -120,7 +132,7 @@ def _costs_filter(page: Any, base: str) -> float:
     option.wait_for(timeout=WAIT_MS)
 
     def redrawn() -> None:
-        page.wait_for_function(DONE, timeout=WAIT_MS)
+        _rerun(page)
         page.wait_for_function(f"document.querySelectorAll('{CHART}').length >= 4",
                                timeout=WAIT_MS)
 
@@ -130,17 +142,19 @@ def _costs_filter(page: Any, base: str) -> float:
 
 
 def _queue_filter(page: Any, base: str) -> float:
-    """Search the queue (words in any order): from Enter to the matching runs listed."""
+    """Search the queue (words in any order): from Enter to the sections' counts changed to
+    the matching runs' and the page's script done."""
     page.goto(f"{base}/queue")
     _visible(page, "a[href*='run=']")
     _idle(page)
-    box = page.get_by_role("textbox").filter(has_text="").first
-    search = page.get_by_label("Search", exact=False).first
-    (search if search.count() else box).fill("exam panic")
+    heads = "[...document.querySelectorAll('h3')].map(h => h.innerText).join('|')"
+    before = page.evaluate(heads)
+    page.get_by_label("Search", exact=False).first.fill("exam panic")
 
     def listed() -> None:
+        page.wait_for_function("(old) => " + heads + " !== old", arg=before,
+                               timeout=WAIT_MS)
         _idle(page)
-        _visible(page, "a[href*='run=']")
 
     return _timed(lambda: page.keyboard.press("Enter"), listed)
 
@@ -185,7 +199,7 @@ def _rounds(url: str, tmp: Path, run_id: int, big_run_id: int,
                         _sample(got, f"{case.name}|warm", lambda p=page, c=case: _load(p, base, c))
                         _idle(page)
                         ctx.close()
-                    ctx = browser.new_context(viewport={"width": 1500, "height": 1100})
+                    ctx = browser.new_context(viewport={"width": 1500, "height": 2300})
                     page = ctx.new_page()
                     page.set_default_timeout(WAIT_MS)
                     _sample(got, "call", lambda p=page: _call_click(p, base, big_run_id))

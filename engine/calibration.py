@@ -81,6 +81,7 @@ _WORST = f"""
 SELECT run_id, version, title, critic, score, prompt_version, value, outcome, kept,
        disagreement
   FROM ({_ROWS}) x
+ {{where}}
  ORDER BY disagreement DESC, run_id DESC, version DESC
  LIMIT :limit
 """
@@ -126,8 +127,11 @@ def calibration() -> list[CalibrationRow]:
                                       order[r.outcome]))
 
 
-def disagreements(limit: int = 10) -> list[Disagreement]:
-    """The scored versions where critic and people disagreed most, worst first."""
+def disagreements(limit: int = 10, kind: str | None = None) -> list[Disagreement]:
+    """The scored versions (of one kind of run, or all) where critic and people disagreed
+    most, worst first."""
     with get_engine().connect() as conn:
-        rows = conn.execute(text(_WORST), {"limit": limit}).mappings().all()
+        # A bare NULL parameter has no type PostgreSQL can infer: filter only when asked.
+        sql = _WORST.format(where="WHERE kind = :kind" if kind else "")
+        rows = conn.execute(text(sql), {"limit": limit, "kind": kind}).mappings().all()
     return [Disagreement.model_validate(dict(r)) for r in rows]

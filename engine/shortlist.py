@@ -10,6 +10,7 @@ the plan that follows names that channel too."""
 from __future__ import annotations
 
 from pydantic import BaseModel
+from sqlmodel import Session
 
 from db.models import Run
 from db.session import session_scope
@@ -41,7 +42,7 @@ class ShortlistEdit(BaseModel):
     """One sentence per added creator the campaign cannot reach on their own channel."""
 
 
-def _campaign(session, run_id: int) -> CampaignInput:  # type: ignore[no-untyped-def]
+def _campaign(session: Session, run_id: int) -> CampaignInput:
     run = session.get(Run, run_id)
     if run is None:
         raise NotFound(f"Run {run_id} does not exist.")

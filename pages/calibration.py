@@ -25,8 +25,8 @@ def _rows(url: str) -> list[calibration.CalibrationRow]:
 
 
 @st.cache_data(ttl=TTL, show_spinner=False)
-def _worst(url: str, limit: int) -> list[calibration.Disagreement]:
-    return calibration.disagreements(limit=limit)
+def _worst(url: str, limit: int, kind: str | None) -> list[calibration.Disagreement]:
+    return calibration.disagreements(limit=limit, kind=kind)
 
 
 st.title("Calibration")
@@ -54,4 +54,4 @@ st.caption("Mean score (versions) for each thing people did; disagreement is the
            "edited: the share they kept).")
 st.dataframe(calibration_table(shown), hide_index=True, width="stretch")
 st.subheader("Where critic and people disagreed most", anchor=False)
-st.markdown(disagreement_lines(_worst(database_url(), 10)))
+st.markdown(disagreement_lines(_worst(database_url(), 10, None if kind == "all" else kind)))

@@ -16,8 +16,9 @@ from engine.exports import otlp, trace_events
 from ui import reviewer
 from ui.format import STATUS
 from ui.markdown import escape_inline
-from ui.ops_figures import scroll_script, seconds, trace_timeline_figure, usd
+from ui.ops_figures import seconds, usd
 from ui.team_view import render_team_calls  # team (issue 18)
+from ui.trace_figures import scroll_script, trace_timeline_figure
 
 WINDOW = 25  # steps drawn at once; a long run gets a slider
 CALL_KEY = "trace_call"

@@ -30,7 +30,7 @@ def _score(d: views.RunDetail, name: str) -> float:
     return d.current.scores[name]  # type: ignore[union-attr]
 
 
-def test_each_outcome_is_counted_against_the_critics_score(db_url: str) -> None:
+def test_each_outcome_is_counted_against_the_critics_score(db_any: str) -> None:
     a = _protocol("Help a student manage exam panic with paced breathing")
     service.approve(run_id=a.id, actor=ACTOR, expected_version=a.version)
     b = _protocol("Ease sleep worry with scheduled worry time")
@@ -56,6 +56,7 @@ def test_each_outcome_is_counted_against_the_critics_score(db_url: str) -> None:
     assert [w.disagreement for w in worst] == sorted((w.disagreement for w in worst),
                                                      reverse=True)
     assert {(w.run_id, w.outcome) for w in worst} >= {(a.id, "approved"), (b.id, "sent back")}
+    assert disagreements(kind="campaign") == [] and disagreements(kind="protocol")
 
 
 def service_text(run_id: int) -> str:

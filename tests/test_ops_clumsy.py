@@ -14,7 +14,8 @@ from streamlit.testing.v1 import AppTest
 from engine.service import start_run
 from engine.text import TITLE_MAX, run_title
 from ui.budget_banner import PAGES_WITH_ALERTS, budget_meter_html, meter_level
-from ui.ops_figures import cost_bars_figure, error_rate_figure, scroll_script, share_ticks
+from ui.ops_figures import cost_bars_figure, error_rate_figure, share_ticks
+from ui.trace_figures import scroll_script
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
 

@@ -120,3 +120,18 @@ def test_traces_nests_a_campaigns_calls_under_its_team() -> None:
     spec = json.loads(box.get("plotly_chart")[0].proto.spec)
     ys = [t["y"][0] for t in spec["data"] if t.get("type") == "bar"]
     assert "Orchestrator › Marketing Lead" in ys and "Marketing Lead › Brief writer" in ys
+
+
+def test_a_short_diff_between_two_attempts_opens() -> None:
+    """A person's comment, applied in the brief writer's second attempt: a short diff."""
+    run_id = start()
+    drive(run_id)
+    service.request_revision(run_id=run_id, comment="Mention the student discount",
+                             actor=ACTOR)
+    drive(run_id)
+    at = open_run(run_id, ACTOR)
+    at.selectbox(key=f"team_art_{run_id}").set_value("brief_writer v2").run()
+    assert not at.exception
+    assert at.selectbox(key=f"team_cmp_{run_id}_brief_writer v2").value == "brief_writer v1"
+    diff = next(c.value for c in at.code if c.value.startswith("--- brief_writer v1"))
+    assert "\n+++ brief_writer v2" in diff and diff.count("\n") <= 24

@@ -22,7 +22,8 @@ from engine.loop.supervisor import Supervisor
 from engine.traces import CallSpan
 from tests.factories import GOOD_CLINICAL, GOOD_SAFETY, INTENT, protocol_draft, review
 from tests.utils.scripted import ScriptedModel
-from ui.ops_figures import ERROR_RED, MIN_BAR_S, ActiveClock, _lanes, trace_timeline_figure
+from ui.ops_figures import ERROR_RED
+from ui.trace_figures import MIN_BAR_S, ActiveClock, _lanes, trace_timeline_figure
 
 CALL_COST = (800 * 0.40 + 200 * 0.10 + 500 * 1.60) / 1e6
 

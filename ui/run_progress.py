@@ -26,6 +26,13 @@ from ui.worker import ensure_worker
 
 LIVE_POLL = 0.25
 QUEUED_POLL = 1.0
+# A fragment rerun marks what it redraws as stale, and Streamlit fades stale elements: polled
+# four times a second, the progress box and the live draft would flicker grey. They are fresh
+# by construction (redrawn from the database at every poll), so they are never faded.
+NO_FADE = ("<style>div[data-stale]:has(> .st-key-run_progress), "
+           "div[data-stale]:has(> .st-key-live_draft), .st-key-run_progress [data-stale], "
+           ".st-key-live_draft [data-stale] {opacity: 1 !important; transition: none !important}"
+           "</style>")
 ICON = {"done": ":green[:material/check_circle:]", "running": ":blue[:material/autorenew:]",
         "error": ":red[:material/error:]", "stopped": ":orange[:material/pause_circle:]",
         "abandoned": ":gray[:material/replay:]"}
@@ -51,6 +58,8 @@ def render_progress(detail: RunDetail) -> None:
         if live is not None:
             render_live_view(live)
 
+    if active:
+        st.html(NO_FADE)
     _live()
 
 

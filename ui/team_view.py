@@ -178,8 +178,9 @@ def render_artifacts(view: TeamView) -> None:
     c1, c2 = st.columns(2)
     key = c1.selectbox("Artifact", keys, index=len(keys) - 1, format_func=label.get,
                        key=f"team_art_{view.run_id}")
-    same_agent = [k for k in keys if view.artifact(k).agent == view.artifact(key).agent
-                  and k != key]
+    # By default, the same worker's attempt before this one.
+    same_agent = [k for k in keys[:keys.index(key)]
+                  if view.artifact(k).agent == view.artifact(key).agent]
     other = c2.selectbox("Compare with", [None, *[k for k in keys if k != key]],
                          index=1 + [k for k in keys if k != key].index(same_agent[-1])
                          if same_agent else 0,
@@ -192,7 +193,7 @@ def render_artifacts(view: TeamView) -> None:
         changes = diff.unified(artifact_text(old.draft_id), text, from_label=old.key,
                                to_label=art.key)
         if changes:
-            with st.container(height=420 if changes.count("\n") > 24 else None):
+            with st.container(height=420 if changes.count("\n") > 24 else "content"):
                 st.code(changes, language="diff", wrap_lines=True)
         else:
             st.info(f"{old.key} and {art.key} have the same text.")

@@ -8,13 +8,16 @@ recorded with each of its calls (`given`), so a reviewer can answer "why did it 
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
+from functools import lru_cache
 from typing import Any
 
 from pydantic import BaseModel, Field
 from sqlalchemy import select
 from sqlalchemy.engine import Connection
 
-from engine.memory.store import SHARED, TABLE, Scope, agent_namespace
+from engine.config import setting
+from engine.memory.store import SHARED, TABLE, Namespace, Scope, agent_namespace
 from engine.redact import redact
 
 CONTEXT_KEY = "memory"
@@ -39,8 +42,22 @@ def for_agent(c: Connection, run_id: int, agent: str) -> AgentMemory:
     mine = agent_namespace(agent)
     rows = c.execute(select(TABLE.c.namespace, TABLE.c.data, TABLE.c.sources).where(
         TABLE.c.scope_key == scope.key, TABLE.c.namespace.in_([SHARED, mine]))).all()
-    out = AgentMemory(agent=agent, namespaces=[SHARED, mine])
-    for namespace, data, sources in rows:
+    return _build(agent, {n: (d, s) for n, d, s in rows})
+
+
+def from_spaces(spaces: Mapping[str, Namespace], agent: str) -> AgentMemory:
+    """The same, from a run's namespaces already read in this transaction: only the shared
+    one and `agent`'s own are taken."""
+    mine = agent_namespace(agent)
+    return _build(agent, {n: (spaces[n].data, spaces[n].sources) for n in (SHARED, mine)
+                          if n in spaces})
+
+
+def _build(agent: str, parts: Mapping[str, tuple[Any, Any]]) -> AgentMemory:
+    out = AgentMemory(agent=agent, namespaces=[SHARED, agent_namespace(agent)])
+    for namespace, (data, sources) in parts.items():
+        if namespace not in out.namespaces:
+            continue  # never another agent's
         part = "shared" if namespace == SHARED else "private"
         setattr(out, part, dict(data or {}))
         out.sources.update({f"{part}.{k}": str((v or {}).get("source", ""))
@@ -53,7 +70,18 @@ def given(task: Any) -> dict[str, Any]:
     messages), or nothing when the task carried none."""
     ctx = getattr(task, "context", None)
     mem = ctx.get(CONTEXT_KEY) if isinstance(ctx, dict) else None
-    return {"context": {CONTEXT_KEY: redact(mem)}} if mem else {}
+    if not mem:
+        return {}
+    text = json.dumps(mem, ensure_ascii=False, default=str)
+    return {"context": {CONTEXT_KEY: _redacted(text, setting("openai_api_key"),
+                                               str(setting("redact_pii")))}}
+
+
+@lru_cache(maxsize=32)
+def _redacted(text: str, _key: str | None, _pii: str) -> dict[str, Any]:
+    # The same memory goes with every call of a step (and often the next step's): redact each
+    # distinct one once, per API key and PII setting (which redaction reads).
+    return dict(redact(json.loads(text)))
 
 
 def _compact(value: Any) -> str:
@@ -77,4 +105,4 @@ def render_block(memory: dict[str, Any] | None, *, private: bool = True) -> str:
     return "\n\n".join(parts)
 
 
-__all__ = ["CONTEXT_KEY", "AgentMemory", "for_agent", "given", "render_block"]
+__all__ = ["CONTEXT_KEY", "AgentMemory", "for_agent", "from_spaces", "given", "render_block"]

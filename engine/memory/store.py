@@ -11,10 +11,11 @@ from datetime import datetime
 from typing import Any
 
 from pydantic import BaseModel, Field, model_validator
-from sqlalchemy import delete, insert, select, update
+from sqlalchemy import bindparam, delete, insert, select, update
 from sqlalchemy.engine import Connection
 
 from db.models import MemoryNamespace, utcnow
+from db.prepared import Prepared
 from engine.errors import InvalidInput
 from engine.identity import person_key
 
@@ -89,61 +90,83 @@ def _check_name(namespace: str) -> str:
     return name
 
 
-def _row(c: Connection, scope: Scope, namespace: str) -> Any:
-    return c.execute(select(TABLE).where(TABLE.c.scope_key == scope.key,
-                                         TABLE.c.namespace == namespace)).first()
+# Prepared once per dialect (db.prepared): the loop runs these at every step of a campaign.
+_COLS = (TABLE.c.namespace, TABLE.c.data, TABLE.c.sources, TABLE.c.updated_at)
+SEL_SCOPE = Prepared(select(*_COLS).where(TABLE.c.scope_key == bindparam("b_scope"))
+                     .order_by(TABLE.c.namespace))
+SEL_ONE = Prepared(select(*_COLS).where(TABLE.c.scope_key == bindparam("b_scope"),
+                                        TABLE.c.namespace == bindparam("b_ns")))
+UPDATE_NS = Prepared(
+    update(TABLE).where(TABLE.c.scope_key == bindparam("b_scope"),
+                        TABLE.c.namespace == bindparam("b_ns"))
+    .values(data=bindparam("b_data", type_=TABLE.c.data.type),
+            sources=bindparam("b_sources", type_=TABLE.c.sources.type),
+            updated_at=bindparam("b_now", type_=TABLE.c.updated_at.type)))
+INSERT_NS = Prepared(insert(TABLE), ("scope_key", "run_id", "person", "namespace", "data",
+                                     "sources", "created_at", "updated_at"))
+
+
+def _ns(scope: Scope, row: Any) -> Namespace:
+    name, data, sources, updated = row
+    return Namespace(scope=scope.key, namespace=name, data=dict(data or {}),
+                     sources=dict(sources or {}), updated_at=updated)
 
 
 def get(c: Connection, scope: Scope, namespace: str) -> Namespace | None:
     """The namespace as stored, or None when nothing was ever written to it."""
-    row = _row(c, scope, _check_name(namespace))
-    if row is None:
-        return None
-    return Namespace(scope=scope.key, namespace=namespace, data=dict(row.data or {}),
-                     sources=dict(row.sources or {}), updated_at=row.updated_at)
+    rows = SEL_ONE.rows(c, {"b_scope": scope.key, "b_ns": _check_name(namespace)})
+    return _ns(scope, rows[0]) if rows else None
 
 
-def _stamp(data: dict[str, Any], source: str) -> dict[str, dict[str, Any]]:
+def stamp(keys: Any, source: str) -> dict[str, dict[str, Any]]:
+    """Where each key's value came from, and when."""
     if not source.strip():
         raise InvalidInput("Say where a memory entry came from (its source).")
     at = utcnow().isoformat()
-    return {k: {"source": source, "at": at} for k in data}
+    return {k: {"source": source, "at": at} for k in keys}
 
 
-def _store(c: Connection, scope: Scope, namespace: str, data: dict[str, Any],
-           sources: dict[str, dict[str, Any]], exists: bool) -> None:
+def save(c: Connection, scope: Scope, namespace: str, data: dict[str, Any],
+         sources: dict[str, dict[str, Any]], *, exists: bool) -> None:
+    """Store the namespace's whole content (`exists`: it has a row to update)."""
     now = utcnow()
     if exists:
-        c.execute(update(TABLE).where(TABLE.c.scope_key == scope.key,
-                                      TABLE.c.namespace == namespace)
-                  .values(data=data, sources=sources, updated_at=now))
+        UPDATE_NS.run(c, {"b_scope": scope.key, "b_ns": namespace, "b_data": data,
+                          "b_sources": sources, "b_now": now})
         return
-    c.execute(insert(TABLE).values(scope_key=scope.key, run_id=scope.run_id,
-                                   person=scope.person, namespace=namespace, data=data,
-                                   sources=sources, created_at=now, updated_at=now))
+    INSERT_NS.run(c, {"scope_key": scope.key, "run_id": scope.run_id, "person": scope.person,
+                      "namespace": namespace, "data": data, "sources": sources,
+                      "created_at": now, "updated_at": now})
 
 
 def write(c: Connection, scope: Scope, namespace: str, data: dict[str, Any], *,
           source: str) -> None:
     """Replace the namespace's content with `data`, every key from `source`."""
     namespace = _check_name(namespace)
-    _store(c, scope, namespace, dict(data), _stamp(data, source),
-           _row(c, scope, namespace) is not None)
+    save(c, scope, namespace, dict(data), stamp(data, source),
+         exists=get(c, scope, namespace) is not None)
+
+
+def merged(ns: Namespace | None, data: dict[str, Any], source: str) -> Namespace | None:
+    """`ns` with the keys of `data` set (a shallow merge), or None when nothing changes. A
+    key whose value did not change keeps its first source and time."""
+    old = ns.data if ns is not None else {}
+    changed = {k: v for k, v in data.items() if k not in old or old[k] != v}
+    if ns is not None and not changed:
+        return None
+    sources = dict(ns.sources if ns is not None else {}) | stamp(changed, source)
+    return Namespace(scope=ns.scope if ns else "", namespace=ns.namespace if ns else "",
+                     data=old | changed, sources=sources)
 
 
 def merge(c: Connection, scope: Scope, namespace: str, data: dict[str, Any], *,
           source: str) -> None:
-    """Set the keys of `data` (a shallow merge); other keys and their sources stay. A key
-    whose value did not change keeps its first source and time."""
+    """Set the keys of `data` (a shallow merge); other keys and their sources stay."""
     namespace = _check_name(namespace)
-    row = _row(c, scope, namespace)
-    old = dict(row.data or {}) if row is not None else {}
-    sources = dict(row.sources or {}) if row is not None else {}
-    changed = {k: v for k, v in data.items() if k not in old or old[k] != v}
-    if row is not None and not changed:
-        return  # nothing new: no write (the loop merges the same facts at every step)
-    sources.update(_stamp(changed, source))
-    _store(c, scope, namespace, old | changed, sources, row is not None)
+    ns = get(c, scope, namespace)
+    new = merged(ns, data, source)
+    if new is not None:  # nothing new: no write (the loop merges the same facts every step)
+        save(c, scope, namespace, new.data, new.sources, exists=ns is not None)
 
 
 def delete_namespace(c: Connection, scope: Scope, namespace: str) -> bool:
@@ -155,18 +178,14 @@ def delete_namespace(c: Connection, scope: Scope, namespace: str) -> bool:
 
 
 def list_namespaces(c: Connection, scope: Scope) -> list[str]:
-    return [n for (n,) in c.execute(select(TABLE.c.namespace).where(
-        TABLE.c.scope_key == scope.key).order_by(TABLE.c.namespace))]
+    return [r[0] for r in SEL_SCOPE.rows(c, {"b_scope": scope.key})]
 
 
 def load_all(c: Connection, scope: Scope) -> dict[str, Namespace]:
     """Every namespace of the scope, in one query."""
-    rows = c.execute(select(TABLE).where(TABLE.c.scope_key == scope.key)
-                     .order_by(TABLE.c.namespace)).all()
-    return {r.namespace: Namespace(scope=scope.key, namespace=r.namespace,
-                                   data=dict(r.data or {}), sources=dict(r.sources or {}),
-                                   updated_at=r.updated_at) for r in rows}
+    return {r[0]: _ns(scope, r) for r in SEL_SCOPE.rows(c, {"b_scope": scope.key})}
 
 
 __all__ = ["AGENT_PREFIX", "SHARED", "Entry", "Namespace", "Scope", "agent_namespace",
-           "delete_namespace", "get", "list_namespaces", "load_all", "merge", "write"]
+           "delete_namespace", "get", "list_namespaces", "load_all", "merge", "merged", "save",
+           "stamp", "write"]

@@ -9,12 +9,13 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import insert, select
+from sqlalchemy import bindparam, insert, select
 from sqlalchemy.engine import Connection
 
 from db.models import Draft, HumanAction, Intake, IntakeMessage, Step, TeamMessage, utcnow
+from db.prepared import Prepared
 from engine.memory import store
-from engine.memory.access import CONTEXT_KEY, for_agent
+from engine.memory.access import CONTEXT_KEY, from_spaces
 from engine.memory.store import SHARED, Scope, agent_namespace
 from engine.team.models import (
     PERSON,
@@ -32,6 +33,26 @@ DRAFT_T = Draft.__table__  # type: ignore[attr-defined]
 ACTION_T = HumanAction.__table__  # type: ignore[attr-defined]
 INTAKE_T = Intake.__table__  # type: ignore[attr-defined]
 INTAKE_MSG_T = IntakeMessage.__table__  # type: ignore[attr-defined]
+INSERT_MSG = Prepared(insert(MSG_T), tuple(c.key for c in MSG_T.c if c.key != "id"))
+B_RUN, B_ID = bindparam("b_run"), bindparam("b_id")
+SEL_INTAKE = Prepared(select(INTAKE_T.c.id, INTAKE_T.c.card, INTAKE_T.c.created_by)
+                      .where(INTAKE_T.c.run_id == B_RUN))
+SEL_INTAKE_MSGS = Prepared(select(INTAKE_MSG_T.c.role, INTAKE_MSG_T.c.text)
+                           .where(INTAKE_MSG_T.c.intake_id == B_ID)
+                           .order_by(INTAKE_MSG_T.c.idx))
+SEL_ACTS = Prepared(
+    select(ACTION_T.c.actor, ACTION_T.c.action, ACTION_T.c.comment, DRAFT_T.c.stage,
+           DRAFT_T.c.version)
+    .select_from(ACTION_T.outerjoin(DRAFT_T, DRAFT_T.c.id == ACTION_T.c.draft_id))
+    .where(ACTION_T.c.run_id == B_RUN).order_by(ACTION_T.c.at, ACTION_T.c.id))
+SEL_STAGE_MSGS = Prepared(select(MSG_T.c.kind, MSG_T.c.sender, MSG_T.c.payload,
+                                 MSG_T.c.artifact)
+                          .where(MSG_T.c.run_id == B_RUN,
+                                 MSG_T.c.stage == bindparam("b_stage")))
+SEL_STARTED = Prepared(select(STEP_T.c.started_at).where(STEP_T.c.id == B_ID))
+SEL_VERSION = Prepared(select(DRAFT_T.c.version).where(DRAFT_T.c.id == B_ID))
+SEL_RESULT_OF = Prepared(select(MSG_T.c.sender, MSG_T.c.artifact).where(
+    MSG_T.c.run_id == B_RUN, MSG_T.c.kind == "result", MSG_T.c.draft_id == B_ID))
 PROFILE = "profile"
 """A person's namespace the team of each of their runs reads (Creo's user_profile)."""
 KEEP = 12
@@ -52,14 +73,16 @@ class TeamHooks:
     # -- opening a step: what the agent is given from memory ----------------------------------
 
     def on_open(self, tx: Any, plan: Any) -> None:
+        mem = RunMemory(tx.c, plan.run_id)
         if plan.node == "draft" and plan.task is not None:
-            _refresh_shared(tx.c, plan, plan.task.context)
+            _refresh_shared(tx.c, mem, plan, plan.task.context)
+            mem.flush()
             worker = self.team.workers[plan.stage].name
-            plan.task.context[CONTEXT_KEY] = for_agent(tx.c, plan.run_id, worker).model_dump()
+            plan.task.context[CONTEXT_KEY] = from_spaces(mem.spaces, worker).model_dump()
         elif plan.node == "review":
-            _refresh_shared(tx.c, plan, plan.context)
-            plan.context[CONTEXT_KEY] = for_agent(tx.c, plan.run_id,
-                                                  self.team.lead.name).model_dump()
+            _refresh_shared(tx.c, mem, plan, plan.context)
+            mem.flush()
+            plan.context[CONTEXT_KEY] = from_spaces(mem.spaces, self.team.lead.name).model_dump()
 
     # -- committing a step: the messages it stands for, and what it leaves in memory -----------
 
@@ -75,11 +98,45 @@ class TeamHooks:
         elif plan.node == "decide":  # a decision taken apart from its review (after a halt)
             log.decided(run, _notes_of(tx.c, run.current_draft_id), decision)
         elif plan.node == "advance":
-            store.merge(tx.c, Scope.run(plan.run_id), SHARED, {"stage": run.stage},
-                        source=f"orchestrator, step {plan.seq}")
-            _append(tx.c, plan.run_id, SHARED, "decisions",
-                    f"people approved the {plan.stage} stage; moving to {run.stage}",
-                    source=f"orchestrator, step {plan.seq}")
+            source = f"orchestrator, step {plan.seq}"
+            log.mem.merge(SHARED, {"stage": run.stage}, source)
+            log.mem.append(SHARED, "decisions", f"people approved the {plan.stage} stage; "
+                           f"moving to {run.stage}", source)
+        log.flush()
+
+
+class RunMemory:
+    """A run's namespaces as read once in the hook's transaction; each changed namespace is
+    written once, by flush(). The loop holds the run's lease, so no one else writes them."""
+
+    def __init__(self, c: Connection, run_id: int) -> None:
+        self.c, self.scope = c, Scope.run(run_id)
+        self.spaces = store.load_all(c, self.scope)
+        self._stored = set(self.spaces)
+        self._dirty: set[str] = set()
+
+    def value(self, namespace: str, key: str) -> Any:
+        ns = self.spaces.get(namespace)
+        return ns.data.get(key) if ns is not None else None
+
+    def merge(self, namespace: str, data: dict[str, Any], source: str) -> None:
+        new = store.merged(self.spaces.get(namespace), data, source)
+        if new is not None:
+            self.spaces[namespace] = new.model_copy(update={"scope": self.scope.key,
+                                                            "namespace": namespace})
+            self._dirty.add(namespace)
+
+    def append(self, namespace: str, key: str, item: Any, source: str) -> None:
+        items = list(self.value(namespace, key) or [])
+        self.merge(namespace, {key: (items + [item])[-KEEP:]}, source)
+
+    def flush(self) -> None:
+        for name in sorted(self._dirty):
+            ns = self.spaces[name]
+            store.save(self.c, self.scope, name, ns.data, ns.sources,
+                       exists=name in self._stored)
+            self._stored.add(name)
+        self._dirty.clear()
 
 
 def _urgency(n: Any) -> int:
@@ -96,72 +153,55 @@ def _notes_of(c: Connection, draft_id: int | None) -> list[str]:
     return [text for _, text in sorted(rows, key=lambda r: order.get(r[0], 2))]
 
 
-def _append(c: Connection, run_id: int, namespace: str, key: str, item: Any, *,
-            source: str) -> None:
-    scope = Scope.run(run_id)
-    ns = store.get(c, scope, namespace)
-    items = list((ns.data.get(key) if ns else None) or [])
-    store.merge(c, scope, namespace, {key: (items + [item])[-KEEP:]}, source=source)
-
-
-def _refresh_shared(c: Connection, plan: Any, context: dict[str, Any]) -> None:
+def _refresh_shared(c: Connection, mem: RunMemory, plan: Any, context: dict[str, Any]) -> None:
     """What every agent of the run reads: the business card (as confirmed in the intake chat
     the run was started from, else the brand profile), the campaign, the stage, what people
-    said. A merge writes only what changed, so a step redone writes nothing twice."""
-    scope = Scope.run(plan.run_id)
+    said. Only what changed is written, so a step redone writes nothing twice."""
     chat = _intake_of(c, plan.run_id)
     if chat is not None and chat["card"]:
-        store.merge(c, scope, SHARED, {"business_card": chat["card"].get("business") or {},
-                                       "confirmed_goal": chat["card"].get("campaign") or {}},
-                    source=chat["source"])
+        mem.merge(SHARED, {"business_card": chat["card"].get("business") or {},
+                           "confirmed_goal": chat["card"].get("campaign") or {}},
+                  chat["source"])
     else:
         brand = context.get("brand") or {}
         card = {k: brand[k] for k in CARD_KEYS if brand.get(k) not in (None, "", [])}
         where = (f"brand profile #{plan.input.get('brand_id')} (brands table)"
                  if plan.input.get("brand_id") else "the run's input")
-        store.merge(c, scope, SHARED, {"business_card": card}, source=where)
+        mem.merge(SHARED, {"business_card": card}, where)
     keep = ("goal", "audience", "budget", "channels", "num_creators")
-    store.merge(c, scope, SHARED, {"campaign": {k: plan.input.get(k) for k in keep
-                                                if k in plan.input}},
-                source="the run's input, as started")
-    store.merge(c, scope, SHARED, {"stage": plan.stage},
-                source=f"orchestrator, step {plan.seq}")
+    mem.merge(SHARED, {"campaign": {k: plan.input.get(k) for k in keep if k in plan.input}},
+              "the run's input, as started")
+    mem.merge(SHARED, {"stage": plan.stage}, f"orchestrator, step {plan.seq}")
     author = str(getattr(plan.run, "created_by", "") or "")
     profile = store.get(c, Scope.user(author), PROFILE) if author.strip() else None
     if profile is not None and profile.data:  # the author's own memory, read by the team
-        store.merge(c, scope, SHARED, {"user_profile": profile.data},
-                    source=f"{author}'s own memory (namespace {PROFILE!r})")
+        mem.merge(SHARED, {"user_profile": profile.data},
+                  f"{author}'s own memory (namespace {PROFILE!r})")
     said = (chat["messages"] if chat else []) + _conversation(c, plan.run_id)
     if said:
-        store.merge(c, scope, SHARED, {"conversation": said[-2 * KEEP:]},
-                    source=("the intake chat and " if chat else "")
-                    + "the run's audit trail (people's acts)")
+        mem.merge(SHARED, {"conversation": said[-2 * KEEP:]},
+                  ("the intake chat and " if chat else "") + "the run's audit trail "
+                  "(people's acts)")
 
 
 def _intake_of(c: Connection, run_id: int) -> dict[str, Any] | None:
     """The intake chat the run was started from (engine/intake/): its confirmed card and its
     messages; None for a run started from the form."""
-    row = c.execute(select(INTAKE_T.c.id, INTAKE_T.c.card, INTAKE_T.c.created_by)
-                    .where(INTAKE_T.c.run_id == run_id)).first()
-    if row is None:
+    rows = SEL_INTAKE.rows(c, {"b_run": run_id})
+    if not rows:
         return None
-    msgs = c.execute(select(INTAKE_MSG_T.c.role, INTAKE_MSG_T.c.text)
-                     .where(INTAKE_MSG_T.c.intake_id == row.id)
-                     .order_by(INTAKE_MSG_T.c.idx)).all()
-    who = row.created_by or "the person"
-    card = dict(row.card or {})
-    return {"card": card, "source": f"intake chat #{row.id}, confirmed by {who}"
+    intake_id, raw, created_by = rows[0]
+    msgs = SEL_INTAKE_MSGS.rows(c, {"b_id": intake_id})
+    who = created_by or "the person"
+    card = dict(raw or {})
+    return {"card": card, "source": f"intake chat #{intake_id}, confirmed by {who}"
             + (f" at {card['confirmed_at']}" if card.get("confirmed_at") else ""),
             "messages": [{"who": who if role == "user" else "onboarding agent",
                           "act": "intake", "said": text[:500]} for role, text in msgs]}
 
 
 def _conversation(c: Connection, run_id: int) -> list[dict[str, Any]]:
-    rows = c.execute(
-        select(ACTION_T.c.actor, ACTION_T.c.action, ACTION_T.c.comment, DRAFT_T.c.stage,
-               DRAFT_T.c.version)
-        .select_from(ACTION_T.outerjoin(DRAFT_T, DRAFT_T.c.id == ACTION_T.c.draft_id))
-        .where(ACTION_T.c.run_id == run_id).order_by(ACTION_T.c.at, ACTION_T.c.id)).all()
+    rows = SEL_ACTS.rows(c, {"b_run": run_id})
     return [{"who": who, "act": act, "stage": stage, "version": version,
              **({"said": comment} if comment else {})}
             for who, act, comment, stage, version in rows
@@ -176,25 +216,31 @@ class _Log:
         self.worker: Member = team.workers[plan.stage]
         self.lead, self.orch = team.lead.name, team.orchestrator.name
         self.source = f"step {plan.seq} ({plan.node}, {plan.stage})"
+        self.mem = RunMemory(c, plan.run_id)
+        self.rows: list[dict[str, Any]] = []
+        self._authors: dict[int | None, tuple[str, str | None]] = {}
 
     def send(self, kind: str, sender: str, recipient: str, payload: Any, *,
              iteration: int, at: datetime | None = None, artifact: str | None = None,
              draft_id: int | None = None) -> None:
-        self.c.execute(insert(MSG_T).values(
-            run_id=self.plan.run_id, step_id=self.plan.step_id, kind=kind, sender=sender,
-            recipient=recipient, stage=self.plan.stage, iteration=iteration,
-            payload=payload.model_dump(mode="json"), artifact=artifact, draft_id=draft_id,
-            at=at or utcnow()))
+        self.rows.append({
+            "run_id": self.plan.run_id, "step_id": self.plan.step_id, "kind": kind,
+            "sender": sender, "recipient": recipient, "stage": self.plan.stage,
+            "iteration": iteration, "payload": payload.model_dump(mode="json"),
+            "artifact": artifact, "draft_id": draft_id, "at": at or utcnow()})
+
+    def flush(self) -> None:
+        """The step's messages in one statement, and its memory's changed namespaces."""
+        INSERT_MSG.run_many(self.c, self.rows)
+        self.rows.clear()
+        self.mem.flush()
 
     def _stage_messages(self) -> list[Any]:
-        return list(self.c.execute(select(MSG_T.c.kind, MSG_T.c.sender, MSG_T.c.payload,
-                                          MSG_T.c.artifact)
-                                   .where(MSG_T.c.run_id == self.plan.run_id,
-                                          MSG_T.c.stage == self.plan.stage)).all())
+        return SEL_STAGE_MSGS.rows(self.c, {"b_run": self.plan.run_id,
+                                            "b_stage": self.plan.stage})
 
     def _started(self) -> datetime | None:
-        return self.c.execute(select(STEP_T.c.started_at)
-                              .where(STEP_T.c.id == self.plan.step_id)).scalar()
+        return SEL_STARTED.scalar(self.c, {"b_id": self.plan.step_id})
 
     # -- a worker's draft ---------------------------------------------------------------------
 
@@ -227,15 +273,14 @@ class _Log:
                 from_people=new, attempt=attempt, max_attempts=most), iteration=attempt, at=at)
         n = 1 + sum(1 for k, s, _, _ in earlier if k == "result" and s == worker.name)
         artifact = f"{worker.name} v{n}"
-        version = self.c.execute(select(DRAFT_T.c.version)
-                                 .where(DRAFT_T.c.id == draft_id)).scalar()
+        version = SEL_VERSION.scalar(self.c, {"b_id": draft_id})
         self.send("result", worker.name, self.lead, ResultPayload(
             summary=f"{artifact} for the {self.plan.stage} stage (run version v{version}).",
             artifact=artifact, version=version, chars=len(text)),
             iteration=attempt, artifact=artifact, draft_id=draft_id)
-        _append(self.c, self.plan.run_id, agent_namespace(worker.name), "attempts",
-                {"artifact": artifact, "version": version, "chars": len(text)},
-                source=self.source)
+        self.mem.append(agent_namespace(worker.name), "attempts",
+                        {"artifact": artifact, "version": version, "chars": len(text)},
+                        self.source)
         if "candidates" in task.context:
             self._scouted(task.context["candidates"], text, artifact)
 
@@ -245,17 +290,15 @@ class _Log:
         handles = [str(c.get("handle")) for c in candidates if c.get("handle")]
         chosen = [h for h in handles if h.lower() in text.lower()]
         i = self.plan.input
-        _append(self.c, self.plan.run_id, ns, "search_history", {
+        self.mem.append(ns, "search_history", {
             "artifact": artifact, "goal": i.get("goal"), "audience": i.get("audience"),
             "channels": i.get("channels"), "budget": i.get("budget"),
-            "candidates": len(handles), "top": handles[:5]}, source=self.source)
-        old = store.get(self.c, Scope.run(self.plan.run_id), ns)
-        rejected = dict((old.data.get("rejected") if old else None) or {})
+            "candidates": len(handles), "top": handles[:5]}, self.source)
+        rejected = dict(self.mem.value(ns, "rejected") or {})
         rejected = {h: why for h, why in rejected.items() if h not in chosen}
         rejected.update({h: f"ranked but not chosen in {artifact}" for h in handles
                          if h not in chosen and h not in rejected})
-        store.merge(self.c, Scope.run(self.plan.run_id), ns, {"rejected": rejected},
-                    source=self.source)
+        self.mem.merge(ns, {"rejected": rejected}, self.source)
 
     # -- the lead's evaluation and what follows it --------------------------------------------
 
@@ -277,13 +320,12 @@ class _Log:
             notes=notes[:8], flags=[f"{f.category}: {f.text}" for f in outcome.flags][:8],
             artifact=artifact), iteration=self.plan.iteration, artifact=artifact,
             draft_id=run.current_draft_id)
-        _append(self.c, self.plan.run_id, agent_namespace(self.lead), "evaluations",
-                {"artifact": artifact, "verdict": verdict, "why": why},
-                source=self.source)
+        self.mem.append(agent_namespace(self.lead), "evaluations",
+                        {"artifact": artifact, "verdict": verdict, "why": why}, self.source)
         if author == self.worker.name:
-            _append(self.c, self.plan.run_id, agent_namespace(author), "lead_said",
-                    {"artifact": artifact, "verdict": verdict, "notes": notes[:5]},
-                    source=f"the marketing lead's evaluation, {self.source}")
+            self.mem.append(agent_namespace(author), "lead_said",
+                            {"artifact": artifact, "verdict": verdict, "notes": notes[:5]},
+                            f"the marketing lead's evaluation, {self.source}")
         self.decided(run, notes, decision)
 
     def _max_attempts(self) -> int:
@@ -310,19 +352,20 @@ class _Log:
                         f"({artifact}).", artifact=artifact),
                 iteration=self.plan.iteration, artifact=artifact)
         if decision:
-            _append(self.c, self.plan.run_id, SHARED, "decisions",
-                    f"{self.plan.stage}, {artifact}: {decision}",
-                    source=f"the marketing lead, {self.source}")
+            self.mem.append(SHARED, "decisions", f"{self.plan.stage}, {artifact}: {decision}",
+                            f"the marketing lead, {self.source}")
 
     def _author(self, draft_id: int | None) -> tuple[str, str | None]:
         """Who wrote the version under evaluation (a worker, or people), and its artifact."""
-        row = self.c.execute(select(MSG_T.c.sender, MSG_T.c.artifact).where(
-            MSG_T.c.run_id == self.plan.run_id, MSG_T.c.kind == "result",
-            MSG_T.c.draft_id == draft_id)).first()
-        if row is not None:
-            return str(row[0]), row[1]
-        version = self.c.execute(select(DRAFT_T.c.version)
-                                 .where(DRAFT_T.c.id == draft_id)).scalar()
+        if draft_id not in self._authors:
+            self._authors[draft_id] = self._find_author(draft_id)
+        return self._authors[draft_id]
+
+    def _find_author(self, draft_id: int | None) -> tuple[str, str | None]:
+        rows = SEL_RESULT_OF.rows(self.c, {"b_run": self.plan.run_id, "b_id": draft_id})
+        if rows:
+            return str(rows[0][0]), rows[0][1]
+        version = SEL_VERSION.scalar(self.c, {"b_id": draft_id})
         return PERSON, f"{PERSON} v{version}" if version else None
 
 

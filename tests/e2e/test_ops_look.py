@@ -105,3 +105,21 @@ def test_a_clicked_call_comes_into_view(page, seeded_app, artifacts: Path) -> No
     box = heading.bounding_box()
     assert box is not None and 0 <= box["y"] and box["y"] + box["height"] <= 900
     page.screenshot(path=str(artifacts / "ops-look-traces-call.png"))
+
+
+def test_calibration_links_the_worst_version_to_its_run_page(page, seeded_app,  # type: ignore[no-untyped-def]
+                                                              artifacts: Path) -> None:
+    page.goto(f"{seeded_app[0].url}/calibration")
+    expect(page.get_by_text("Where critic and people disagreed most")).to_be_visible(
+        timeout=WAIT)
+    charts(page, 1)
+    page.screenshot(path=str(artifacts / "ops-look-calibration.png"))
+    link = page.locator("a", has_text="run #").first
+    run_id, version = link.inner_text().removeprefix("run #").split(" v")
+    with page.context.expect_page() as opened:  # Markdown links open a new tab
+        link.click()
+    run_page = opened.value
+    expect(run_page.get_by_role("heading", name=f"Draft v{version}")).to_be_visible(
+        timeout=WAIT)
+    assert f"run={run_id}" in run_page.url
+    run_page.screenshot(path=str(artifacts / "ops-look-calibration-run.png"))
