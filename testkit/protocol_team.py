@@ -32,8 +32,9 @@ class ProtocolTeam:
                 "purpose": "It is understandable to feel panic; this helps you slow down.",
                 # Each revision answers "more concrete" with a step of its own: a real change,
                 # not a renumbered copy (the loop counts a near-identical revision as a stall).
-                "steps": ["Breathe in for four.", "Breathe out for six.", "Repeat for two minutes.",
-                          "Notice how your body feels.", *CONCRETE[: max(0, n - 1)]],
+                "steps": ["When exam panic starts, breathe in for four.", "Breathe out for six.",
+                          "Repeat for two minutes.", "Notice how the panic in your body eases.",
+                          *CONCRETE[: max(0, n - 1)]],
                 "reflection": ["What did you notice?", "When will you practise next?"],
                 "safety_note": "If you feel unsafe, call or text 988 or contact your clinician.",
             }

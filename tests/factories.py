@@ -11,16 +11,16 @@ INTENT = {"intent": "Help a university student manage exam panic", "audience": "
 
 
 DEFAULT_TITLE = "Exam panic: paced breathing"
-STEPS = (
-    "Sit comfortably and notice your breath without changing it.",
-    "Breathe in slowly through your nose for a count of four.",
+STEPS = (  # each but the third works with the request's exam panic (request coverage binds)
+    "Sit comfortably when exam panic starts and notice your breath without changing it.",
+    "Breathe in slowly through your nose for a count of four, as you would before an exam.",
     "Breathe out gently through your mouth for a count of six.",
-    "Repeat for two minutes, noticing how your body settles.",
-    "Rest one hand on your belly and feel it rise as you breathe in.",
-    "Let your shoulders drop a little more with every breath out.",
-    "Name five things you can see around the room, slowly, one by one.",
-    "Press your feet into the floor and notice where they touch it.",
-    "Say to yourself: this feeling is strong, and it will pass.",
+    "Repeat for two minutes, noticing how the panic in your body settles.",
+    "Rest one hand on your belly in the exam hall and feel it rise as you breathe in.",
+    "Let your shoulders drop a little more with every breath out, until the panic eases.",
+    "Name five things you can see around the exam room, slowly, one by one.",
+    "Press your feet into the floor under the exam desk and notice where they touch it.",
+    "Say to yourself: this panic is strong, and it will pass.",
     "Picture the first question of the exam and keep breathing slowly.",
 )
 

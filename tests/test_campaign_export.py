@@ -25,15 +25,15 @@ def test_an_approved_campaign_exports_plan_and_messages(db_url: str) -> None:
     assert "## Deliverables per creator" in md and "## Messages" in md
     assert "Outreach v" in md and "(approved)" in md
     assert "Part 1 of " in md and "(1/" in md  # SMS parts with their markers
-    assert "Card title: Alma Cafe x " in md
+    assert "Card title" not in md  # Teams reaches colleagues: creators get no Teams card
     for stage in ("Brief", "Creators", "Outreach", "Plan"):
         assert f"- {stage}: v" in md and f"approved by {ACTOR}" in md
     rows = list(csv.DictReader(io.StringIO(export(views.get_run(run_id), "csv"))))
     plan = d.draft(d.approved_draft_id)
     handles = {r["creator_handle"] for r in rows}
-    assert len(rows) == 9 and len(handles) == 3
+    assert len(rows) == 6 and len(handles) == 3  # SMS and email each: no Teams for creators
     assert all(f"| {h} (" in plan.content for h in handles)  # type: ignore[union-attr]
-    assert {r["channel"] for r in rows} == {"SMS", "Email", "Teams"}
+    assert {r["channel"] for r in rows} == {"SMS", "Email"}
     sms = next(r for r in rows if r["channel"] == "SMS")
     assert "**" not in sms["text"] and int(sms["parts"]) >= 2 and sms["limit"] == "1600"
     email = next(r for r in rows if r["channel"] == "Email")

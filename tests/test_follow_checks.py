@@ -46,8 +46,8 @@ def test_request_coverage_sees_a_request_pasted_into_a_template() -> None:
     result = follow_checks("protocol", "draft", PASTED, ELEVATOR)
     assert _cats(result, "request_coverage") == ["request_not_covered"]
     assert [(f.score, f.cap) for f in result.findings] == [("clinical", 0.5)]
-    assert result.caps == {}  # advisory until the offline drafters build from the request
-    assert result.notes[0][0] == "warning" and "elevator" in result.notes[0][1]
+    assert result.caps == {"clinical": 0.5}  # binding: a pasted request never meets thresholds
+    assert result.notes[0][0] == "critical" and "elevator" in result.notes[0][1]
     worked = PASTED.replace("2. List eight", "2. Ride an elevator one floor with a friend.\n"
                             "3. Ride the elevator alone for three floors.\n4. List eight")
     assert _cats(follow_checks("protocol", "draft", worked, ELEVATOR)) == []
@@ -121,7 +121,7 @@ def test_campaign_consistency_oat_milk_goal_with_an_espresso_brief() -> None:
         "single-origin espresso", "oat-milk latte", "weekend brunch"]}})
     result = follow_checks("campaign", "brief", brief, goal, brand)
     assert _cats(result) == ["off_product"] and result.findings[0].score == "completion"
-    assert result.findings[0].cap == 0.5 and result.caps == {}  # advisory for now
+    assert result.findings[0].cap == 0.5 and result.caps == {"completion": 0.5}
     fixed = brief.replace("single-origin espresso", "our new oat-milk cold brew")
     assert _cats(follow_checks("campaign", "brief", fixed, goal, brand)) == []
 

@@ -69,7 +69,11 @@ def test_protocol_scripted_model_that_ignores_feedback(
     with running(responder=ProtocolTeam([0.9])) as server:
         use_fake_server(monkeypatch, server.url)
         cli(capsys, "run", "protocol", "--intent", ELEVATOR)
-        assert show(capsys, "1")["halt_reason"] == "thresholds_met"  # before any comment
+        # It drafts paced breathing for exams whatever is asked: the request binds the score.
+        first = show(capsys, "1")
+        assert first["halt_reason"] == "max_iterations"
+        assert {f["category"] for f in latest(first)["flags"]} == {"request_not_covered"}
+        assert latest(first)["scores"]["clinical"] <= 0.5
         cli(capsys, "revise", "1", "--comment", "Make it specific to elevators")
     assert_not_addressed(capsys, "Make it specific to elevators")
 
@@ -77,11 +81,13 @@ def test_protocol_scripted_model_that_ignores_feedback(
 def test_campaign_offline_oat_milk_brief_is_flagged(
         db_url: str, capsys: pytest.CaptureFixture[str]) -> None:
     cli(capsys, "run", "campaign", "--input-json", OAT)
-    brief = latest(show(capsys, "1"))
-    cats = {f["category"] for f in brief["flags"] if f["check"] == "campaign_consistency"}
-    # The offline brief promotes the cold brew now, but its timeline counts weeks, not March.
-    assert "off_product" not in cats and "timeline_mismatch" in cats
-    assert "timeline_mismatch" in cli(capsys, "show", "1")
+    detail = show(capsys, "1")
+    brief = latest(detail)
+    # The offline brief promotes the cold brew and dates its timeline by the goal's March.
+    assert not [f for f in brief["flags"] if f["check"] == "campaign_consistency"]
+    assert "oat-milk cold brew" in brief["content"].split("## Key messages")[1]
+    assert "March" in brief["content"].split("## Timeline")[1].split("##")[0]
+    assert detail["halt_reason"] == "thresholds_met"
 
 
 def test_campaign_scripted_model_that_ignores_feedback(

@@ -98,15 +98,16 @@ def _judge_comment(case: Case, before: str, d: Any) -> dict[str, Any]:
     elif "expect_fee" in case:
         applied = _first_creator_fee(text) == case["expect_fee"]
         right = applied
-    else:
-        applied = all(w.lower() in text.lower() for w in expect)
+    else:  # in the text itself, not quoted back under Open points
+        body = re.sub(r"\n## Open points\n.*?(?=\n## |\Z)", "", text, flags=re.S)
+        applied = all(w.lower() in body.lower() for w in expect)
         right = applied
-    answered = applied or noted
+    # A comment reported as not applied is still not addressed: the reviewer must act on it.
     flagged = case["comment"] in d.current.not_addressed
     return {"id": f"{case.get('intent') or case.get('goal')} <- {case['comment']}",
             "right": right, "why": [] if right else ["comment neither applied nor reported"],
-            "answered": answered, "flag_right": flagged != answered,
-            "false_progress": d.halt_reason == "thresholds_met" and not answered,
+            "applied": applied, "flag_right": flagged != applied,
+            "false_progress": d.halt_reason == "thresholds_met" and not applied,
             "halt": d.halt_reason,
             "flagged": [f"not addressed: {x}" for x in d.current.not_addressed]}
 
@@ -174,7 +175,7 @@ def campaign_case(case: Case) -> dict[str, Any]:
         why.append("creators messaged on Teams")
     why += _channel_disagreements(texts)
     numbers = re.findall(r"\d[\d,]*", case["goal"])
-    if any(re.search(rf"\b{n}\b", outreach) for n in numbers):
+    if any(re.search(rf"(?<!\$)\b{n}\b", outreach) for n in numbers):  # "$500" is a fee
         why.append("the goal's internal target in creator messages")
     return {"id": f"{case['brand']}: {case['goal']}", "right": not why, "why": why,
             "flagged": [f"{s}: {x}" for s, xs in flagged.items() for x in xs],
@@ -188,7 +189,9 @@ def _channel_disagreements(texts: dict[str, str]) -> list[str]:
     shortlist: dict[str, str] = {}
     for row in _section(texts["creators"], "Shortlist").splitlines():
         cells = [c.strip() for c in row.strip().strip("|").split("|")]
-        if len(cells) > 8 and cells[1].startswith("@"):
+        # A listed contact the shortlist itself says the campaign does not use is explained.
+        if len(cells) > 8 and cells[1].startswith("@") \
+                and "not one of the campaign's channels" not in cells[-1]:
             shortlist[cells[1]] = cells[8].lower()
     outreach = {m.group(1): {h.lower() for h in re.findall(r"^### (.+)$", m.group(2), re.M)}
                 for m in re.finditer(r"^## (@\S+).*?\n(.*?)(?=^## @|\Z)", texts["outreach"],

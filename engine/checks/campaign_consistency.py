@@ -39,12 +39,17 @@ _HANDLE = re.compile(r"@[\w.]+")
 
 
 def goal_terms(run_input: dict[str, Any]) -> set[str]:
-    """What the goal is about: its content terms without marketing words, months or the
-    brand's own name."""
+    """What the goal is about: its content terms without marketing words, months, the
+    brand's own name, the people it is for (the run's audience) or claims it makes
+    ("guaranteed", "risk-free": compliance's to judge, no product)."""
+    goal = str(run_input.get("goal") or "")
+    for claim in data()["campaign_words"]["claims"]:
+        goal = re.sub(rf"\b{re.escape(claim)}\w*", " ", goal, flags=re.I)
     brand = terms(str(run_input.get("brand_name") or ""))
+    people = terms(str(run_input.get("audience") or ""))
     months = {m[:3] for m in data()["campaign_words"]["months"]}
-    return {t for t in terms(str(run_input.get("goal") or ""), word_set("generic", "campaign"))
-            if t not in brand and t[:3] not in months}
+    return {t for t in terms(goal, word_set("generic", "campaign"))
+            if t not in brand and t not in people and t[:3] not in months}
 
 
 def _goal_months(goal: str) -> set[str]:
@@ -150,11 +155,15 @@ def _fees(stage: str, text: str) -> dict[str, float]:
 
 
 def _fee_over(stage: str, text: str, run_input: dict[str, Any],
-              context: dict[str, Any]) -> list[Finding]:
+              context: dict[str, Any], asked: list[str]) -> list[Finding]:
+    """`asked`: people's comments on this stage; a fee one of them names is their decision
+    (the plan, later, must still say why)."""
     limit = _per_creator(run_input, context, text, stage)
     if limit is None or has_phrase(text, data()["campaign_words"]["fee_reasons"]):
         return []
-    over = {h: f for h, f in _fees(stage, text).items() if f > limit * 1.01}
+    named = set().union(set(), *(numbers(c) for c in asked))
+    over = {h: f for h, f in _fees(stage, text).items()
+            if f > limit * 1.01 and f"{f:.0f}" not in named}
     if not over:
         return []
     said = ", ".join(f"{h} ${f:,.0f}" for h, f in over.items())
@@ -163,8 +172,14 @@ def _fee_over(stage: str, text: str, run_input: dict[str, Any],
                     "or say in the draft why this creator is worth more.", text)]
 
 
-def _channels(stage: str, text: str, context: dict[str, Any]) -> list[Finding]:
-    shortlist = _contacts(str(context.get("shortlist") or ""), "shortlist", "contact")
+def _channels(stage: str, text: str, run_input: dict[str, Any],
+              context: dict[str, Any]) -> list[Finding]:
+    """A creator's contact on the shortlist binds the later stages when the campaign uses
+    that channel (one it does not use is the shortlist's own reason line to explain)."""
+    labels = data()["channel_label"]
+    chosen = {labels.get(c, c).lower() for c in run_input.get("channels") or []}
+    shortlist = {h: c for h, c in _contacts(str(context.get("shortlist") or ""), "shortlist",
+                                            "contact").items() if not chosen or c in chosen}
     sent = outreach_channels(text if stage == "outreach" else str(context.get("outreach") or ""))
     wrong = []
     if stage == "outreach":
@@ -183,15 +198,20 @@ def _channels(stage: str, text: str, context: dict[str, Any]) -> list[Finding]:
                     + "; ".join(wrong) + ".", text)]
 
 
+_AMOUNT = re.compile(r"[$\u20ac\u00a3]\s?\d[\d,.]*k?|\d[\d,.]*\s?(?:usd|dollars|eur|euros)\b", re.I)
+
+
 def _creator_facing(text: str, run_input: dict[str, Any]) -> list[Finding]:
     goal = str(run_input.get("goal") or "")
     targets = _goal_numbers(goal)
+    money_goal = bool(_AMOUNT.search(goal))
     out = []
     for h, body in creator_sections(text).items():
         for a, b in split_sentences(body):
             s = body[a:b]
+            counted = s if money_goal else _AMOUNT.sub(" ", s)  # a fee is not the goal's count
             if (has_phrase(s, data()["campaign_words"]["kpi"]) or quotes(s, goal)
-                    or targets & numbers(s)):
+                    or targets & numbers(counted)):
                 out.append(finding(CHECK, "campaign", "kpi_in_message", s.strip(),
                                    f"Keep internal goals and KPIs out of the message to {h}: "
                                    "remove this sentence.", text))
@@ -232,12 +252,12 @@ def _goal_dates_and_numbers(stage: str, text: str, run_input: dict[str, Any]) ->
 
 
 def campaign_findings(stage: str, text: str, run_input: dict[str, Any],
-                      context: dict[str, Any]) -> list[Finding]:
+                      context: dict[str, Any], asked: list[str] | None = None) -> list[Finding]:
     out = _off_product(stage, text, run_input, context)
     out += _goal_dates_and_numbers(stage, text, run_input)
     if stage in ("outreach", "plan"):
-        out += _fee_over(stage, text, run_input, context)
-        out += _channels(stage, text, context)
+        out += _fee_over(stage, text, run_input, context, asked or [])
+        out += _channels(stage, text, run_input, context)
     if stage == "outreach":
         out += _creator_facing(text, run_input)
     return out

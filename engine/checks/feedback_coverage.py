@@ -58,11 +58,18 @@ def _lines(text: str) -> list[tuple[str, str]]:
     return out
 
 
+UNANSWERED_SECTIONS = ("open points",)
+"""Where a drafter lists what it did not settle: a comment quoted there is reported, not
+answered (it stays "not addressed" until the text itself answers it)."""
+
+
 def changed_text(before: str, after: str) -> str:
-    """The lines of `after` that `before` does not have, each with its section's heading."""
+    """The lines of `after` that `before` does not have, each with its section's heading
+    (none from the sections that list what is still open)."""
     old = {normalise(line) for _, line in _lines(before)}
     return "\n".join(f"{head}: {line}" for head, line in _lines(after)
-                     if normalise(line) not in old)
+                     if normalise(line) not in old
+                     and not head.lower().startswith(UNANSWERED_SECTIONS))
 
 
 def _wants_removal(comment: str) -> bool:
@@ -127,6 +134,8 @@ def answered(comment: str, before: str, after: str) -> bool:
         return False
     if _pasted(comment, added):
         return False
+    if new_numbers and new_numbers <= numbers(added):
+        return True  # "pay the first creator 650 USD": the amount it asks for is now in place
     if not wanted or wanted & word_set("generic", "style"):
         return not no_change(before, after)  # how it sounds: any real rewrite answers it
     lines_only = terms("\n".join(line.split(": ", 1)[-1] for line in added.splitlines()))

@@ -98,7 +98,8 @@ def follow_checks(kind: str, stage: str, text: str, run_input: dict[str, Any],
     if kind == "protocol":
         found += clinical_findings(safety_flags or [])
     elif kind == "campaign":
-        found += campaign_findings(stage, text, run_input, follow.context)
+        found += campaign_findings(stage, text, run_input, follow.context,
+                                   [c.text for c in follow.comments if c.source == "human"])
     return FollowResult(findings=found)
 
 

@@ -22,13 +22,16 @@ from engine.checks.terms import (
     normalise,
     section,
     sections,
+    stem,
     terms,
     word_set,
 )
 
 CHECK = "request_coverage"
-MIN_SHARE = 0.5
-"""The share of the request's terms the draft must work with (outside pasted sentences)."""
+MIN_SHARE = 1 / 3
+"""The share of the request's terms the draft must work with (outside pasted sentences): a
+request names the situation and, around it, the person and the occasion ("a retired engineer
+who avoids hospitals"); the situation must be in the steps, not every word around it."""
 PASTED_SHARE = 0.8
 """A sentence holding this share of the request's words in one unbroken run quotes it."""
 MIN_QUOTABLE = 4
@@ -53,7 +56,9 @@ def unquoted(text: str, request: str) -> str:
 
 def protocol_findings(text: str, run_input: dict[str, Any]) -> list[Finding]:
     intent = str(run_input.get("intent") or "")
-    key = terms(intent, word_set("generic", "protocol"))
+    unasked = {stem(w) for topic in data()["topic"] if has_phrase(intent, topic["when"])
+               for w in topic.get("unasked", "").split()}
+    key = terms(intent, word_set("generic", "protocol"), frozenset(unasked))
     out: list[Finding] = []
     if key:
         body = unquoted(text, intent)
@@ -91,14 +96,16 @@ def _has_need(text: str, need: dict[str, Any], run_input: dict[str, Any]) -> boo
 
 
 def campaign_findings(stage: str, text: str, run_input: dict[str, Any]) -> list[Finding]:
-    """Outreach: a message on every chosen channel (a creator's section names its channels
-    as ### headings)."""
+    """Outreach: a message on every chosen channel that reaches creators (a creator's
+    section names its channels as ### headings)."""
     if stage != "outreach":
         return []
     labels = data()["channel_label"]  # the campaign's channels as the drafts print them
     used = {s.heading.lower() for part in sections(text) for s in sections(part.body, 3)}
+    # Creators are outside the company: internal channels (Teams) are not asked of outreach.
     missing = [labels.get(c, c) for c in run_input.get("channels") or []
-               if labels.get(c, c).lower() not in used]
+               if labels.get(c, c).lower() not in used
+               and data()["channel_audience"].get(c) != "internal"]
     if not missing:
         return []
     return [finding(CHECK, "campaign", "request_not_covered",

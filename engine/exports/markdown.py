@@ -5,6 +5,7 @@ and its end."""
 from __future__ import annotations
 
 from engine.exports.provenance import DRAFT_MARK, OVERRIDE_MARK, provenance
+from engine.pipelines.protocol.text import for_reader  # judgement: no team-only sections
 from engine.views import RunDetail
 
 
@@ -14,8 +15,9 @@ def protocol_markdown(d: RunDetail) -> str:
         return f"<!-- run {d.id} has no draft yet -->\n"
     prov = provenance(d, draft)
     lines = "\n".join(f"- {line}" for line in prov.lines())
+    content = for_reader(draft.content)
     if not prov.approved:
-        return (f"> **{DRAFT_MARK}**\n\n" + draft.content.rstrip()
+        return (f"> **{DRAFT_MARK}**\n\n" + content.rstrip()
                 + f"\n\n---\n\n{lines}\n")
     title = f"Approval: {OVERRIDE_MARK}" if prov.overridden else "Approval"
-    return draft.content.rstrip() + f"\n\n---\n\n**{title}**\n\n{lines}\n"
+    return content.rstrip() + f"\n\n---\n\n**{title}**\n\n{lines}\n"

@@ -24,6 +24,7 @@ from engine import markdown as md
 from engine.config import settings
 from engine.errors import InvalidState
 from engine.exports.provenance import DRAFT_MARK, provenance
+from engine.pipelines.protocol.text import for_reader  # judgement: no team-only sections
 from engine.views import RunDetail
 
 __all__ = ["Handout", "parse_handout", "render_handout", "protocol_handout", "find_fonts"]
@@ -343,7 +344,7 @@ def protocol_handout(d: RunDetail, *, approved_only: bool = False) -> bytes:
     else:
         footer = f"{DRAFT_MARK} · version {draft.version} · Draftroom run {d.id}"
     audience = str(d.input.get("audience") or "").strip()
-    return render_handout(parse_handout(draft.content, d.title), footer=footer,
+    return render_handout(parse_handout(for_reader(draft.content), d.title), footer=footer,
                           subtitle=f"For {audience}" if audience else "",
                           author=", ".join(a.name for a in prov.approvers),
                           draft_mark="" if prov.approved else DRAFT_MARK,

@@ -203,6 +203,9 @@ def score_creator(c: CreatorOut, *, brand: BrandOut | None, goal: str, audience:
     if reach:
         reasons.append(f"reachable on {LABELS.get(c.contact_channel, c.contact_channel)}, "
                        f"one of the campaign's channels")
+    elif channels:  # said here, so outreach on the campaign's channels is no surprise later
+        concerns.append(f"listed contact is {LABELS.get(c.contact_channel, c.contact_channel)}, "
+                        "not one of the campaign's channels")
 
     # Reach weighs little: every creator gets a message on each of the campaign's channels.
     score = 0.4 * topic + 0.25 * place + 0.15 * engagement + 0.15 * fit + 0.05 * reach
@@ -214,10 +217,16 @@ def score_creator(c: CreatorOut, *, brand: BrandOut | None, goal: str, audience:
 
 def reach_channel(contact_channel: str, channels: list[str]) -> str:
     """The channel a campaign reaches a creator on: their own when the campaign uses it, else
-    the campaign's first channel. The shortlist, the outreach and the plan all say this one."""
-    if contact_channel in channels or not channels:
+    the campaign's first channel, of those that reach people outside the company. The
+    shortlist, the outreach and the plan all say this one."""
+    # Creators are outside the company: a channel that reaches colleagues (Teams) is no way
+    # to reach them (engine/checks/data/coverage.toml, channel_audience).
+    from engine.checks.terms import data
+
+    outside = [c for c in channels if data()["channel_audience"].get(c) != "internal"]
+    if contact_channel in outside or not channels:
         return contact_channel
-    return channels[0]
+    return outside[0] if outside else "email"  # only internal channels chosen
 
 
 def rank_creators(creators: list[CreatorOut], *, brand: BrandOut | None, goal: str,

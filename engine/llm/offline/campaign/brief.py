@@ -11,6 +11,8 @@ from engine.llm.offline.campaign.common import (
     brand_of,
     city,
     feedback_mentions,
+    goal_date,
+    goal_target,
     goal_type,
     products_for,
     sanitize,
@@ -43,7 +45,10 @@ def success_metrics(goal: str, budget: float, n: int) -> list[str]:
     impressions = int(round(budget * 40, -3)) or 1000
     conversions = {"footfall": budget / 15, "launch": budget / 10, "sales": budget / 25,
                    "signups": budget / 5, "awareness": budget / 10}[kind]
+    target, date = goal_target(goal), goal_date(goal)
+    own = ([f"Goal: {target}" + (f" by {date}" if date else "")] if target else [])
     return [
+        *own,
         f"Impressions: at least {impressions:,} across the {n} creators' sponsored posts",
         "Engagement rate: 3.5% or more on sponsored posts",
         f"{_sentence_case(metric)}: {int(max(10, round(conversions, -1))):,} within 4 weeks "
@@ -102,6 +107,8 @@ def draft_brief(task: DraftTask) -> BriefDraft:
         "Weeks 3-4: posts go live, staggered across creators",
         "Week 5: results gathered and reported against the success metrics",
     ]
+    if date := goal_date(str(i.get("goal", ""))):  # the goal's own date, not only weeks
+        timeline[-1] = f"Week 5 (by {date}): results gathered and reported against the goal"
     budget = float(i.get("budget") or 0)
     d = BriefDraft(
         title=f"Campaign brief: {name}",

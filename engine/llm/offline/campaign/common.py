@@ -118,7 +118,9 @@ def mentions_in(feedback: list[str]) -> list[str]:
     """Things a person asked to mention ("mention the brunch", "add: student discount")."""
     out = []
     for f in feedback:
-        for m in re.finditer(r"\b(?:mention|include|add|highlight|focus on|talk about)\b:?\s+"
+        for m in re.finditer(r"\b(?:mention|include|add|highlight|focus on|talk about|say|"
+                             r"tell (?:them|creators|the creators)|let (?:them|creators) know|"
+                             r"point out|note)\b:?\s+"
                              r"(?!@)([^.;\n!?]{3,80})", f, re.I):
             out.append(re.sub(r"^that\s+", "", m.group(1).strip().rstrip(","), flags=re.I))
     return out
@@ -129,6 +131,10 @@ _FEE = re.compile(  # names are capitalised, so only the verbs and units ignore 
     r"(?:\s+[A-Z][\w'-]+)?)\b[^.;\n]{0,40}?(?:\$\s?|(?i:usd)\s?)?(\d[\d,]*(?:\.\d+)?)\s*"
     r"(?:(?i:k)\b)?")
 _TITLES = re.compile(r"^(?:dr|mr|mrs|ms|mx)\.?\s+", re.I)
+_ORDINAL_FEE = re.compile(
+    r"\b(?:offer|pay|give)\s+the\s+(first|second|third|fourth|fifth|last)\s+creator\b"
+    r"[^.;\n]{0,30}?(?:\$\s?|usd\s?)?(\d[\d,]*)\s*(k\b)?", re.I)
+_ORDINALS = {"first": 0, "second": 1, "third": 2, "fourth": 3, "fifth": 4, "last": -1}
 
 
 def fee_offers(feedback: list[str], shortlist: list[dict[str, Any]]) -> dict[str, int]:
@@ -149,6 +155,11 @@ def fee_offers(feedback: list[str], shortlist: list[dict[str, Any]]) -> dict[str
                 if who == e["handle"].lower() or (name and all(
                         part in names for part in name.split())):
                     out[e["handle"]] = int(round(amount))
+        for m in _ORDINAL_FEE.finditer(f):  # "pay the first creator 650 USD"
+            amount = float(m.group(2).replace(",", "")) * (1000 if m.group(3) else 1)
+            k = _ORDINALS[m.group(1).lower()]
+            if shortlist and amount >= 20 and -len(shortlist) <= k < len(shortlist):
+                out[shortlist[k]["handle"]] = int(round(amount))
     return out
 
 
@@ -181,8 +192,32 @@ _GOAL_PRODUCT = [re.compile(p, re.I) for p in (
     r"\b(?:launch|introduce|promote|unveil|debut|release|showcase|feature)\s+"
     r"(?:our|the|a|an|its|their)?\s*(?:new\s+|latest\s+)?(.+)",
     r"\b(?:sell(?:ing)?\s+more(?:\s+of)?|try|trying|order|book)\s+(?:our|the)\s+(?:new\s+)?(.+)",
+    r"\b(?:fill|sell|pre-sell|book out)\s+(?:\d[\d,]*\s+)?(?:of\s+)?(?:our|the)?\s*(?:new\s+)?"
+    r"(?!more\b)(.+)",
     r"\bfor\s+(?:our|the)\s+(?:new\s+)?(.+)",
 )]
+_MONTHS = ("january|february|march|april|may|june|july|august|september|october|november|"
+           "december")
+_DATE = re.compile(rf"\b(?:by|before|until|in|during|for)\s+((?:the\s+)?\d{{1,2}}(?:st|nd|rd|th)?"
+                   rf"\s+(?:of\s+)?(?:{_MONTHS})|(?:{_MONTHS})(?:\s+\d{{1,2}})?)\b", re.I)
+_TARGET = re.compile(r"\b(\d[\d,]*)\s+((?:[a-z][\w'-]*\s+){0,3}?[a-z][\w'-]*)"
+                     r"(?=\s+(?:by|before|until|in|for|from|at|this|next|during)\b|[,.;]|$)",
+                     re.I)
+
+
+def goal_date(goal: str) -> str | None:
+    """The date the goal names ("by 15 March" -> "15 March", "in May" -> "May")."""
+    m = _DATE.search(goal)
+    return m.group(1) if m else None
+
+
+def goal_target(goal: str) -> str | None:
+    """The goal's own number with what it counts ("300 sign-ups", "500 holiday gift sets")."""
+    for m in _TARGET.finditer(goal):
+        if not re.fullmatch(r"(?:19|20)\d\d", m.group(1)) and not re.match(
+                rf"(?:{_MONTHS})\b", m.group(2), re.I):
+            return f"{m.group(1)} {m.group(2)}"
+    return None
 _GOAL_PRODUCT_END = re.compile(
     r"\s+(?:to|for|this|next|among|in|at|with|by|during|before|after|across|so|and|that|"
     r"which|who|from|on|as|around)\b|[,.;:!?()\n]", re.I)
@@ -205,8 +240,10 @@ def goal_product(goal: str) -> str | None:
 
 def products_for(goal: str, brand: BrandOut | None) -> list[str]:
     """What the campaign promotes, first the product its goal names, then the brand's own."""
-    named = goal_product(goal)
     own = list(brand.products) if brand else []
+    # The goal's own product, else a brand product the goal names ("... for weekend brunch").
+    named = goal_product(goal) or next((p for p in own if re.search(
+        rf"\b{re.escape(p.lower())}\b", goal.lower())), None)
     out = [named] if named else []
     out += [p for p in own if not named or p.lower() != named.lower()]
     return out or ["our products"]

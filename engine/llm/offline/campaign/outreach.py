@@ -6,8 +6,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from engine.checks.terms import data as coverage_data
 from engine.llm.offline.campaign.common import (
-    _lower_first,
     _note_text,
     _sentence_case,
     brand_name_of,
@@ -27,7 +27,7 @@ from engine.pipelines.base import DraftTask, NoteOut
 from engine.pipelines.campaign.brands import BrandOut
 from engine.pipelines.campaign.channels import LABELS
 from engine.pipelines.campaign.compliance import DISCLOSURE
-from engine.pipelines.campaign.creators import per_creator_budget
+from engine.pipelines.campaign.creators import per_creator_budget, reach_channel
 from engine.pipelines.campaign.models import (
     OutreachDraft,
     OutreachMessageOut,
@@ -81,7 +81,9 @@ def _message(channel: str, e: dict[str, Any], *, brand: BrandOut | None, brand_n
         hook = "We're looking for creators for a campaign." if easy else \
             "We are looking for creators for a campaign."
     who = f"{we} {brand_name}" + (f" in {place}" if place else "") + "."
-    why = f"Our goal: {_lower_first(goal)}."
+    # The goal and its numbers are the brand's own business: the message says what it offers.
+    why = f"We're getting the word out about our {product}."
+    why = why.replace("our our ", "our ")
     disclose = "It's a paid partnership, so posts carry #ad and the paid-partnership label." \
         if easy else "This is a paid partnership: posts carry #ad and the paid-partnership label."
     extras = " ".join(f"{_sentence_case(x)}." for x in extra)
@@ -140,6 +142,15 @@ def _targets(notes: list[NoteOut], handle: str, channel: str) -> bool:
                for n in notes)
 
 
+def creator_channels(entry: dict[str, Any], channels: list[str]) -> list[str]:
+    """Where a creator is written, first the channel the shortlist and the plan name
+    (creators.reach_channel), then the campaign's other channels that reach creators (never
+    an internal one: Teams reaches colleagues, not creators)."""
+    audience = coverage_data()["channel_audience"]
+    first = reach_channel(str(entry.get("contact_channel") or ""), channels) or "email"
+    return [first, *(c for c in channels if c != first and audience.get(c) != "internal")]
+
+
 def draft_outreach(task: DraftTask) -> OutreachDraft:
     i = task.input
     brand = brand_of(task.context)
@@ -157,7 +168,7 @@ def draft_outreach(task: DraftTask) -> OutreachDraft:
     for e in shortlist:
         if e["handle"] in fees:
             e = e | {"offered_fee": fees[e["handle"]]}
-        for ch in channels:
+        for ch in creator_channels(e, channels):
             kept = previous.get(e["handle"], ch) if previous else None
             redo = (kept is None or not kept.body or _targets(task.notes, e["handle"], ch)
                     or generic_note or bool(extra) or short or e["handle"] in fees)

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from engine.llm.offline.campaign.brief import success_metrics
-from engine.llm.offline.campaign.common import _sentence_case, brand_name_of, brand_of
+from engine.llm.offline.campaign.common import _sentence_case, brand_name_of, brand_of, goal_date
 from engine.llm.offline.campaign.outreach import PLATFORM_SHORT
 from engine.markdown import list_items
 from engine.pipelines.base import DraftTask
@@ -32,6 +33,25 @@ def _kpis_from_brief(brief: str) -> list[Kpi]:
     return kpis
 
 
+def _offered_fees(outreach: Any) -> dict[str, float]:
+    """The fee each approved outreach message offers (a person may have changed it there)."""
+    out: dict[str, float] = {}
+    for m in outreach.messages:
+        if found := re.search(r"\$([\d,]+)", m.body or ""):
+            out.setdefault(m.handle, float(found.group(1).replace(",", "")))
+    return out
+
+
+def _over_budget(deliverables: list[CreatorDeliverable], limit: float) -> str:
+    """Why a fee above the per-creator budget stands: it is the one the outreach offered."""
+    over = [f"{d.creator_handle} ${d.fee_usd:,.0f}" for d in deliverables
+            if d.fee_usd > limit * 1.01]
+    if not over:
+        return ""
+    return (f" Fees above the ${limit:,.0f} per creator ({', '.join(over)}) were agreed in "
+            "the approved outreach; the other lines take the difference.")
+
+
 def draft_plan(task: DraftTask) -> PlanDraft:
     i = task.input
     brand = brand_of(task.context)
@@ -42,8 +62,11 @@ def draft_plan(task: DraftTask) -> PlanDraft:
     campaign_channels = list(i.get("channels", []))
     n = max(1, len(shortlist))
     creator_share = budget * 0.70
-    fees = [float(e.get("fee_usd") or 0) or per_creator_budget(budget, n) for e in shortlist]
-    scale = min(1.0, creator_share / sum(fees)) if sum(fees) else 1.0
+    offered = _offered_fees(outreach)
+    fees = [offered.get(e["handle"]) or float(e.get("fee_usd") or 0)
+            or per_creator_budget(budget, n) for e in shortlist]
+    # Fees the outreach offered are agreed terms: kept as they are (the other lines shrink).
+    scale = 1.0 if offered else min(1.0, creator_share / sum(fees)) if sum(fees) else 1.0
     deliverables = []
     for k, (e, fee) in enumerate(zip(shortlist, fees, strict=True)):
         via = reach_channel(str(e.get("contact_channel") or ""), campaign_channels) or "email"
@@ -75,7 +98,9 @@ def draft_plan(task: DraftTask) -> PlanDraft:
         title=f"Campaign plan: {name}",
         summary=(f"{_sentence_case(str(i.get('goal', '')))}. {len(deliverables)} creators post in "
                  f"weeks 3-4 after outreach by {chans or 'email'} ({n_msgs} approved messages). "
-                 f"Total budget ${budget:,.0f}, of which ${fees_total:,.0f} goes to creator fees."),
+                 f"Total budget ${budget:,.0f}, of which ${fees_total:,.0f} goes to creator fees."
+                 + _over_budget(deliverables, per_creator_budget(
+                     budget, int(i.get("num_creators") or n)))),
         schedule=[
             ScheduleItem(when="Week 1", activity="Send the approved outreach messages; follow up "
                                                  "after 3 days"),
@@ -84,7 +109,8 @@ def draft_plan(task: DraftTask) -> PlanDraft:
             ScheduleItem(when="Week 3", activity="First wave of posts goes live; boost the best "
                                                  "performer"),
             ScheduleItem(when="Week 4", activity="Second wave of posts goes live"),
-            ScheduleItem(when="Week 5", activity="Collect results and report against the KPIs"),
+            ScheduleItem(when=f"Week 5 (by {date})" if (date := goal_date(str(i.get("goal", ""))))
+                         else "Week 5", activity="Collect results and report against the KPIs"),
         ],
         deliverables=deliverables,
         budget=budget_lines,

@@ -222,6 +222,17 @@ _PRONOUNS = (("i'm", "you're"), ("i've", "you've"), ("i am", "you are"), ("i", "
              ("them", "you"), ("their", "your"), ("themselves", "yourself"))
 
 
+_THIRD = ((r"\b(?:him|her)self\b", "yourself"), (r"\bhis\b", "your"), (r"\bher\b", "your"),
+          (r"\b(?:he|she)\b", "you"))
+
+
+def third_to_second(text: str) -> str:
+    """The clinician's "his office", "when she feels" as the reader's "your", "you"."""
+    for pattern, repl in _THIRD:
+        text = re.sub(pattern, repl, text, flags=re.I)
+    return text
+
+
 def _to_second_person(text: str) -> str:
     """The clinician's "my clients... their" or a client's "I... my" as "you... your"."""
     for a, b in _PRONOUNS:
@@ -287,6 +298,8 @@ class _Context:
     """What the request says the person keeps going over."""
     urges: bool = False
     """The request is about urges to self-harm."""
+    focus: str | None = None
+    """What the request is about, in its own words (intent.focus_of)."""
 
     @property
     def situated(self) -> str | None:
@@ -312,7 +325,7 @@ class _Context:
         out = text.replace("{setting}", self.profile["setting"]).replace(
             "{support}", self.profile["support"])
         out = out.replace("{feared}", self.feared or "it").replace(
-            "{event}", self.event or "it")
+            "{event}", self.event or "it").replace("{focus}", self.focus or "it")
         return _plain(out) if self.profile["plain"] else out
 
 

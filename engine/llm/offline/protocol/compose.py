@@ -42,8 +42,16 @@ def _purpose(ctx: _Context, warm: bool, profile_line: bool = True) -> str:
 
 
 def _template_steps(ctx: _Context, warm: bool = True) -> list[str]:
-    return [ctx.fill(core + (" " + w if warm and w else "")) for core, w in
-            ctx.template["steps"]]
+    steps = [ctx.fill(core + (" " + w if warm and w else "")) for core, w in
+             ctx.template["steps"]]
+    frame = {None: "", "urges": "urges_"}.get(ctx.situated)
+    if ctx.focus and frame is not None and len(steps) >= 2:
+        # No steps built on this situation (or, for urges, on what sets them off): start
+        # from it and come back to it.
+        first = ctx.fill(lib.FOCUS_FRAMES[frame + "first"])
+        steps[0] = first + steps[0][:1].lower() + steps[0][1:]
+        steps[-1] = steps[-1] + ctx.fill(lib.FOCUS_FRAMES[frame + "last"])
+    return steps
 
 
 def _crisis_line(ctx: _Context) -> str:

@@ -66,8 +66,9 @@ def _flags_for(task: ReviewTask) -> list[FlagOut]:
     flags = list(_screen(task.content).flags)
     seen = {(f.category, f.text) for f in flags}
     for f in task.flags:
-        # Only flags on this very text: the score must follow the text.
-        if f.text and f.text in task.content and (f.category, f.text) not in seen:
+        # Only safety flags (not the follow checks' warnings: a comment quoted under Open
+        # points is no unsafe sentence), and only on this very text: the score must follow it.
+        if f.blocking and f.text and f.text in task.content and (f.category, f.text) not in seen:
             flags.append(f)
             seen.add((f.category, f.text))
     return flags

@@ -19,13 +19,15 @@ from engine.llm.offline.protocol.common import (
     _safe_fragment,
     _to_second_person,
     _topic_in,
+    third_to_second,
 )
 from engine.llm.offline.protocol.doc import _Doc
 
 OPEN_POINTS = "Open points"
 _NEGATED = re.compile(r"\b(?:don't|do not|no need to|never|stop)\s+$", re.I)
 _MENTION = re.compile(
-    r"\b(?:mention|talk about|refer to|touch on|bring up|remind (?:them|the client) (?:of|about))"
+    r"\b(?:mention|include|talk about|refer to|touch on|bring up|"
+    r"remind (?:them|the client) (?:of|about))"
     r"\s+(?!(?:an?|one|another|the)?\s*(?:step|section|part)s?\b)([^.;!?\n]{3,80})", re.I)
 _OFFER = re.compile(
     r"\b(?:offer|provide|recommend|suggest|give (?:them|her|him|the client))\s+"
@@ -80,10 +82,20 @@ def _phrases(pattern: re.Pattern[str], comment: str) -> list[str]:
     return out
 
 
+_ABBREVIATION = re.compile(r"\b(Mr|Ms|Mrs|Dr|St|Prof|e\.g|i\.e|etc)\.", re.I)
+_SUPPORT = re.compile(r"\b(?:name|add|list|include)\s+(.{3,60}?),?\s+as\s+(?:someone|a person|"
+                      r"a contact|the person|somebody)\b", re.I)
+
+
 def _requests(comments: list[str]) -> list[str]:
-    """Each sentence of each comment: one comment may ask for several things."""
-    return [p.strip() for c in comments for p in re.split(r"(?<=[.!?;])\s+|\n+", c)
-            if len(p.strip()) > 2]
+    """Each sentence of each comment: one comment may ask for several things ("Ms. Ortiz"
+    is no sentence end)."""
+    out = []
+    for c in comments:
+        guarded = _ABBREVIATION.sub(lambda m: m.group(1) + "\u2024", c)
+        out += [p.strip().replace("\u2024", ".")
+                for p in re.split(r"(?<=[.!?;])\s+|\n+", guarded) if len(p.strip()) > 2]
+    return out
 
 
 def read_feedback(comments: list[str]) -> Feedback:
@@ -99,6 +111,10 @@ def read_feedback(comments: list[str]) -> Feedback:
             step = imperative(phrase)
             (fb.steps if step else fb.mentions).append(step or phrase)
         fb.offers += _phrases(_OFFER, comment)
+        for m in _SUPPORT.finditer(comment):
+            if who := _safe_fragment(m.group(1).strip(" ,"), max_words=8):
+                fb.steps.append(_end(f"Add {who} to the people you can go to when things "
+                                     "feel hard"))
         specific = _phrases(_SPECIFIC, comment)
         if specific:
             fb.specific = specific[-1]
@@ -144,7 +160,7 @@ def _make_specific(doc: _Doc, ctx: _Context, target: str) -> None:
     safe = _safe_fragment(phrase or "", max_words=10)
     if not safe:
         return
-    safe = _to_second_person(safe)
+    safe = third_to_second(_to_second_person(safe))
     situated = replace(ctx, feared=safe, event=safe)
     name = situated.situated
     if name in ("exposure", "rumination"):

@@ -24,7 +24,74 @@ from engine.llm.offline.protocol.common import (
     choose_exercise,
     named_technique,
     situation_from_intent,
+    third_to_second,
 )
+
+# The person a request is for ("a widower who", "a single mum whose"): what follows is theirs.
+_PERSON = re.compile(r"^.*?\b(?:who|whose|that)\s+(?:is\s+|are\s+|keeps\s+|feels?\s+like\s+)?",
+                     re.I)
+_FOR_PERSON = re.compile(r"^(?:(?:for|with)\s+)?(?:an?|the)\s+(?:[\w-]+\s+){0,2}?[\w-]+\s+"
+                         r"(?=with\b|before\b|after\b|at\b|during\b|in\b)(?:with\s+)?", re.I)
+_TECHNIQUE_LEAD = re.compile(
+    r"^(?:[\w'-]+\s+){0,3}?(?:record|activation|scheduling|solving|worksheet|routine|hygiene|"
+    r"exercise|postponement|time|restructuring|plan|breathing|worries)\s*(?:for|about|on|:)?\s+",
+    re.I)
+_LEAD_VERB = re.compile(
+    r"^(?:(?:stop|quit|keep)\s+\w+ing\s+(?:about|over|on)|(?:frets?|worr(?:y|ies)|thinks?|"
+    r"stresses?)\s+(?:about|over)|get\s+going\s+again\s+(?:on|with)|get\s+back\s+to|"
+    r"(?:cope|deal)\s+with|manage|face)\s+", re.I)
+_QUOTED = re.compile(r"(?:^|\s)[\"'\u2018\u201c](.{6,80}?)[\"'\u2019\u201d](?=[\s.,;:!?]|$)")
+
+
+
+_TRIGGER = re.compile(r"\b(?:when|whenever|after|if)\s+(?:(?:she|he|they|i|you)\s+)?(.+)", re.I)
+
+
+def trigger_of(intent: str) -> str | None:
+    """What sets an urge off, in the request's words ("when she feels rejected" -> "when you
+    feel rejected"): the last such clause that is not the urge itself."""
+    found = None
+    for m in _TRIGGER.finditer(intent):
+        cut = _CLAUSE_END.search(m.group(1))
+        phrase = (m.group(1)[:cut.start()] if cut else m.group(1)).strip()
+        if not phrase or len(phrase.split()) > 6 or _URGES.search(phrase) \
+                or re.search(r"\b(?:urge|want|hurt|harm)", phrase, re.I):
+            continue
+        safe = _safe_fragment(phrase, max_words=6)
+        if safe:
+            word = m.group(0).split()[0].lower()
+            pronoun = re.match(r"\s*(she|he|they|i|you)\b", m.group(0)[len(word):], re.I)
+            verb = re.sub(r"^(\w+?)s\b", r"\1", safe) if pronoun else safe  # "feels" -> "feel"
+            found = f"{word} {'you ' if pronoun else ''}{verb}"
+    return third_to_second(found) if found else None
+
+
+def focus_of(intent: str, asked: Request) -> str | None:
+    """What the request is about, to build steps of any technique on: the feared situation or
+    the event, a quoted thought, else the request without its technique and its person
+    ("a widower who stopped gardening" -> "stopped gardening")."""
+    if asked.urges:
+        return trigger_of(intent)
+    if asked.technique == "graded_exposure" or (not asked.technique and not asked.event
+                                                and choose_exercise(intent) == "graded_exposure"):
+        return None  # a ladder needs a feared situation; a feared outcome is none
+    if asked.feared or asked.event:
+        return asked.feared or asked.event
+    if m := _QUOTED.search(intent):
+        thought = _safe_fragment(m.group(1), max_words=12)
+        return f"the thought '{_to_second_person(thought)}'" if thought else None
+    text = situation_from_intent(intent)
+    if not text:
+        return None
+    for _ in range(2):  # "breathing exercise for ..."
+        text = _TECHNIQUE_LEAD.sub("", text, count=1)
+    text = _PERSON.sub("", text, count=1)
+    text = _FOR_PERSON.sub("", text, count=1)
+    text = _LEAD_VERB.sub("", text, count=1).strip(" ,.:;")
+    text = third_to_second(text)
+    if len(text) < 3 or len(text.split()) > 10:
+        return None
+    return text
 
 
 @dataclass(frozen=True)
@@ -43,9 +110,15 @@ class Request:
 _CLAUSE_END = re.compile(
     r"\s+(?:since|after|before|because|when|whenever|while|with an?|using|so that|so|who|"
     r"which|that|at work|in my head|in his head|in her head|all the time|every day|"
-    r"again and again|over and over|last \w+|this \w+|for (?:a|an|the|my|his|her|their)\b)"
+    r"again and again|over and over|again|last \w+|this \w+|"
+    r"for (?:a|an|the|my|his|her|their|someone|somebody|people|anyone)\b)"
     r"\b|[,.;:!?()\n]", re.I)
 _FEARED = [re.compile(p, re.I) for p in (
+    r"\bexposure\s+to\s+(?!a fear\b)(.+)",
+    r"\b(?:exposure|hierarchy|ladder)\s*:\s*(.+)",
+    r"\b(?:hides?|freezes?|shakes?|panics?)\s+(?:whenever|when|if)\s+there\s+(?:is|are|'s)\s+(.+)",
+    r"\b(?:drive|driving|walk|walking|ride|riding|cross|crossing)\s+"
+    r"(?:through|across|into|onto|in)\s+(.+)",
     r"\b(?:afraid|scared|terrified|frightened|fearful|phobic|nervous)\s+(?:of|about)\s+(.+)",
     r"\bfears?\s+(?:of|about)\s+(.+)",
     r"\bphobia\s+(?:of|about)\s+(.+)",
@@ -55,14 +128,18 @@ _FEARED = [re.compile(p, re.I) for p in (
     r"\bavoid(?:s|ing|ance of)?\s+(.+)",
 )]
 _EVENT = [re.compile(p, re.I) for p in (
-    r"\b(?:ruminat\w*|brood\w*|dwell\w*|obsess\w*|fixat\w*)\s+(?:about|over|on)\s+(.+)",
+    r"\b(?:ruminat\w*|brood\w*|dwell\w*|obsess\w*|fixat\w*)"
+    r"(?:\s+(?:for|since)\s+(?:weeks|months|days|years|ages))?\s+(?:about|over|on)\s+(.+)",
     r"\b(?:going|go|goes|keep going)\s+over\s+(.+)",
     r"\breplay\w*\s+(.+)",
     r"\b(?:stop|can't stop|cannot stop|can not stop)\s+thinking\s+about\s+(.+)",
 )]
 _URGES = re.compile(
     r"\b(self[- ]?harm\w*|self[- ]?injur\w*|hurt(?:s|ing)?\s+(?:my|him|her|them|your)sel(?:f|ves)|"
-    r"urges?\s+to\s+(?:self|hurt|harm|cut|injure)|cutting|non-suicidal)", re.I)
+    r"urges?\s+to\s+(?:self|hurt|harm|cut|injure)|cutting|non-suicidal|"
+    r"(?:cut|burn|scratch|hit|punch|bite|bit)(?:s|es|ing)?\s+(?:my|him|her|them|your)sel(?:f|ves)|"
+    r"(?:cut|burn|scratch)(?:s|es|ing)?\s+(?:my|his|her|their|your)\s+"
+    r"(?:arms?|legs?|wrists?|thighs?|skin|stomach))", re.I)
 _LEADING = re.compile(r"^(?:the\s+(?=fear\b)|fear\s+of\s+|being\s+in\s+(?=an?\b))", re.I)
 
 
@@ -103,6 +180,9 @@ def _context(data: dict[str, Any]) -> _Context:
     requested = data.get("exercise_type")
     asked = read_request(intent)
     exercise = requested if requested in lib.TEMPLATES else choose_exercise(intent)
+    if asked.feared and requested not in lib.TEMPLATES and not asked.technique \
+            and exercise not in lib.SITUATIONS["exposure"]["for"]:
+        exercise = "graded_exposure"  # "drive through tunnels again": a place to approach
     rumination = lib.SITUATIONS["rumination"]
     if asked.event and requested not in lib.TEMPLATES and not asked.technique \
             and exercise not in rumination["for"]:
@@ -118,4 +198,4 @@ def _context(data: dict[str, Any]) -> _Context:
     seed = int(hashlib.sha256(seed_text.encode("utf-8")).hexdigest()[:8], 16)
     return _Context(intent, audience, exercise, profile, region,
                     situation_from_intent(intent), label, seed, feared=asked.feared,
-                    event=asked.event, urges=asked.urges)
+                    event=asked.event, urges=asked.urges, focus=focus_of(intent, asked))
