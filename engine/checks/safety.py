@@ -27,7 +27,7 @@ Design decisions worth knowing:
 
 - Measured honestly (tests/data/safety_fresh_README.md, tools/safety_cv.py): on batches the
   rules were never written against and the classifier never trained on (grouped
-  cross-validation), recall 0.76 at a false-alarm rate of 0.04-0.08 - far from catching
+  cross-validation), recall 0.75-0.77 at a false-alarm rate of 0.04-0.10 - far from catching
   everything; the LLM Safety Guardian stays necessary.
 
 Where things are: the rules, lexicons and frames are data (engine/checks/data/*.toml, loaded
