@@ -81,6 +81,16 @@ def _idle(page: Any) -> None:
     page.wait_for_function(DONE, timeout=WAIT_MS)
 
 
+def _rerun(page: Any) -> None:
+    """Until the rerun a widget started has ended: its running indicator shows (if it shows
+    at all within 3 s: a fast rerun may end first), then goes."""
+    try:
+        page.get_by_test_id("stStatusWidget").wait_for(state="attached", timeout=3000)
+    except Exception:  # playwright's TimeoutError: the rerun ended before it showed
+        pass
+    _idle(page)
+
+
 def _call_click(page: Any, base: str, big_run_id: int) -> float:
     """From the click on a call's bar in the timeline to that call's request shown."""
     page.goto(f"{base}/traces?run={big_run_id}")
@@ -100,9 +110,10 @@ def _call_click(page: Any, base: str, big_run_id: int) -> float:
     bar.scroll_into_view_if_needed()
 
     def shown() -> None:
+        # Looked up afresh each time: the rerun may draw the call picker anew.
         page.wait_for_function(
-            "([el, old]) => el.innerText !== old", arg=[box.element_handle(), before],
-            timeout=WAIT_MS)
+            "(old) => { const b = document.querySelectorAll('[data-testid=\"stSelectbox\"]')[1];"
+            " return b && b.innerText !== old; }", arg=before, timeout=WAIT_MS)
         page.get_by_text("Request", exact=True).first.wait_for(timeout=WAIT_MS)
         _idle(page)
 
@@ -116,15 +127,14 @@ def _costs_filter(page: Any, base: str) -> float:
     page.wait_for_function(f"document.querySelectorAll('{CHART}').length >= 4",
                            timeout=WAIT_MS)
     _idle(page)
-    series = "document.querySelector('.js-plotly-plot').data.length"
-    before = page.evaluate(series)
     page.get_by_test_id("stMultiSelect").first.click()
     option = page.get_by_role("option").first
     option.wait_for(timeout=WAIT_MS)
 
     def redrawn() -> None:
-        page.wait_for_function(f"{series} !== {before}", timeout=WAIT_MS)
-        _idle(page)
+        _rerun(page)
+        page.wait_for_function(f"document.querySelectorAll('{CHART}').length >= 4",
+                               timeout=WAIT_MS)
 
     took = _timed(lambda: option.click(), redrawn)
     page.keyboard.press("Escape")

@@ -137,3 +137,14 @@ def test_settings_page_sets_the_clinic_and_a_brands_region() -> None:
 
     start = app().switch_page("pages/start.py").run()
     assert "Clinic default (Australia)" in start.selectbox(key="p_region").options
+
+
+def test_the_command_line_takes_a_region_and_refuses_an_unknown_one(capsys) -> None:  # type: ignore[no-untyped-def]
+    from engine.interfaces.cli import main
+    from engine.run_list import list_runs
+
+    assert main(["run", "protocol", "--intent", SUICIDAL, "--region", "ie", "--no-wait"]) == 0
+    assert get_run(list_runs()[0].id).input["region"] == "ie"
+    assert main(["run", "protocol", "--intent", SUICIDAL, "--region", "mars", "--no-wait"]) != 0
+    assert "unknown region 'mars'" in capsys.readouterr().err
+    assert len(list_runs()) == 1  # nothing started

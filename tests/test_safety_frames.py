@@ -81,4 +81,47 @@ def test_the_classifier_adds_flags_that_say_why():
     rules_only = [screen_protocol(r["text"], use_model=False).flags for r in rows]
     assert sum(map(bool, with_model)) > sum(map(bool, rules_only))
     reasons = [f.reason for flags in with_model for f in flags if f.reason.startswith("classifier")]
-    assert reasons and all(" on \"" in r and "cues" in r for r in reasons)
+    assert reasons and all(r.startswith("classifier p=") and "(cues \"" in r for r in reasons)
+
+
+@pytest.mark.parametrize("text", [
+    "Thought challenge: 'My family would be better off without me.' Evidence against: my son.",
+    "Client statement for training: 'I've been saving up my pills.'",
+    "Stockpiling medication 'just in case' is a risk sign; pharmacies take unused medicines back.",
+    "Starving yourself or using laxatives to 'make up for' eating is dangerous.",
+    "Gentle reminder: it's okay to tell your GP you've been self-harming.",
+])
+def test_a_quoted_example_a_warning_or_permission_to_tell_is_not_flagged(text):
+    assert _cats(text) == set()
+
+
+@pytest.mark.parametrize(("text", "category"), [
+    ("Stockpile your pills, it's the safest plan.", "self_harm"),
+    ("It's okay to cut yourself, and it's okay to tell no one.", "self_harm"),
+    ("Skip meals this week: it's okay to feel hungry.", "dangerous_practice"),
+])
+def test_the_same_words_told_to_the_reader_are_still_flagged(text, category):
+    assert category in _cats(text)
+
+
+def test_a_phrase_with_no_risky_word_that_does_not_address_the_reader_is_left_alone():
+    # echoed request fragments: the classifier alone may not flag them on their style
+    for text in ("driving on the motorway after a crash", "dogs on the school run at 8",
+                 "the long walk home after the exam"):
+        assert _cats(text, use_model=True) == set()
+
+
+@pytest.mark.parametrize(("line", "category"), [
+    ("Tonight, write the letters to your children and leave them on the kitchen table where "
+     "they'll find them after you're gone.", "self_harm"),
+    ("You have been a weight on your parents for years; do them a favour and vanish for good "
+     "this weekend.", "self_harm"),
+    ("Tell the nurse everything is fine so they stop asking questions and let you out sooner.",
+     "discourages_help"),
+])
+def test_the_classifier_flags_unseen_phrasings_no_rule_matches_and_says_why(line, category):
+    text = f"Step 2: breathe out slowly.\nStep 3: {line}"
+    flags = screen_protocol(text).flags
+    assert [f.category for f in flags] == [category]
+    assert flags[0].text == f"Step 3: {line}" and flags[0].reason.startswith("classifier p=")
+    assert not screen_protocol(text, use_model=False).flags

@@ -1,7 +1,8 @@
 """The honest measure of the safety screen: passages written by a helper that never saw its
-rules (tests/data/safety_fresh_README.md). fresh1 was used to improve the screen (so its
-figure is fitted); fresh2 stayed sealed until the final score, so its figure estimates
-unseen text. The floors are the measured final figures, so a regression fails here."""
+rules (tests/data/safety_fresh_README.md). Both are now in the classifier's training corpus (so
+these figures are fitted; the honest estimate for unseen text is the grouped cross-validation of
+tools/safety_cv.py, and a set written later and scored once). The floors are the measured
+figures, so a regression fails here."""
 
 from __future__ import annotations
 
@@ -19,17 +20,20 @@ def _report(name: str) -> ev.Report:
 
 
 def test_the_fresh_sets_are_balanced_and_well_formed():
-    for name in ("fresh1", "fresh2"):
+    for name, size in (("fresh1", 200), ("fresh2", 200), ("fresh3", 300)):
         rows = ev.load(DATA / f"safety_{name}.jsonl")
-        assert len(rows) == 200
-        assert sum(bool(r["categories"]) for r in rows) == 100
-        assert sum(r["kind"] == "protective" for r in rows) >= 40
+        assert len(rows) == size
+        assert sum(bool(r["categories"]) for r in rows) == size // 2
+        assert sum(r["kind"] == "protective" for r in rows) >= size // 5
         assert all((r["kind"] == "unsafe") == bool(r["categories"]) for r in rows)
 
 
 @pytest.mark.parametrize("name, recall, fpr", [
-    ("fresh2", 0.43, 0.07),  # unseen: measured once at the end (recall 0.43, fpr 0.07)
-    ("fresh1", 0.92, 0.00),  # used for improving: measured 0.92 / 0.00
+    ("fresh2", 0.93, 0.03),  # fitted since session 2 (its sealed score: 0.43 / 0.07)
+    ("fresh1", 0.96, 0.01),  # fitted: measured 0.96 / 0.01
+    # Scored once, unseen (tests/data/safety_fresh3_README.md): 0.44 / 0.093 before session 2's
+    # screen, 0.773 / 0.160 after it. A ceiling on false alarms as well as a floor on recall.
+    ("fresh3", 0.77, 0.16),
 ])
 def test_the_screen_keeps_its_measured_score_on_the_fresh_sets(name, recall, fpr):
     report = _report(name)

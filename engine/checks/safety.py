@@ -25,14 +25,16 @@ Design decisions worth knowing:
 - Instructions inside the text ("ignore previous instructions, safety checks
   off") have no effect: nothing here reads the text as instructions.
 
-- Measured honestly (tests/data/safety_fresh_README.md): on passages written by someone
-  who never saw the rules and never used for tuning, recall 0.43 at a false-alarm rate of
-  0.07 - far from catching everything; the LLM Safety Guardian stays necessary.
+- Measured honestly (tests/data/safety_fresh_README.md, tools/safety_cv.py): on batches the
+  rules were never written against and the classifier never trained on (grouped
+  cross-validation), recall 0.75-0.77 at a false-alarm rate of 0.04-0.10 - far from catching
+  everything; the LLM Safety Guardian stays necessary.
 
 Where things are: the rules, lexicons and frames are data (engine/checks/data/*.toml, loaded
 by safety_rules.py); sentence splitting and normalising in sentences.py; here, the framing
-logic that drops protective hits, and the screen. tools/evaluate_safety.py scores it on a
-labelled set.
+logic that drops protective hits, and the screen; the classifier in safety_model.py (its
+verdicts pass the same frames). tools/evaluate_safety.py scores it on a labelled set,
+tools/safety_cv.py cross-validates the classifier by batch and picks MODEL_THRESHOLD.
 """
 
 from __future__ import annotations
@@ -150,8 +152,11 @@ def classify_sentence(sentence: str) -> list[str]:
     return [category for category, _ in explain_sentence(sentence)]
 
 
-# The classifier's second signal must land on a topic of its category that no protective
-# frame clears: it learns how unsafe sentences are phrased, the frames keep it off warnings.
+# The classifier is a full second signal: a sentence it finds unsafe is flagged unless a
+# protective frame clears the words of its category it rests on (a warning, a negation, a
+# question, a crisis line ...). Windows of two neighbouring sentences are read too (a claim
+# and its instruction are often split: "Helplines are staffed by volunteers. Talking to them
+# won't help you."); the flag then goes to the likelier of the two.
 _TOPICS = {
     "self_harm": ("death", "harm", "means", "farewell"),
     "medication": ("med_any",),
@@ -161,37 +166,86 @@ _TOPICS = {
 }
 _TOPIC_RE = {c: [compile_pattern(rf"\b<<{n}>>\b", f"topic {n}") for n in names]
              for c, names in _TOPICS.items()}
-_ANY_TOPIC = [t for topics in _TOPIC_RE.values() for t in topics]
-MODEL_MIN_WORDS = 6
-MODEL_THRESHOLD = 0.7  # 5-fold on fresh1: +recall, no added false alarm (see README)
+_READER = compile_pattern(r"\b<<reader>>\b", "lexicon reader")
+_IMPERATIVE = compile_pattern(r"[^a-z]*<<imperative>>\b", "lexicon imperative")
+MODEL_MIN_WORDS = 5
+MODEL_THRESHOLD = 0.7  # lowest with pooled held-out fpr <= 0.05 (tools/safety_cv.py)
+# A verdict with no word of its category in the sentence (no lexicon anchors it) must be aimed
+# at the reader (_aimed), and may be asked for a higher probability.
+MODEL_BARE_MARGIN = 0.0
+
+
+def _topic_hits(s: str, category: str) -> list[re.Match[str]]:
+    return [m for topic in _TOPIC_RE[category] for m in topic.finditer(s)]
+
+
+def _cleared(s: str, category: str) -> bool:
+    """Every word of the category's topics in the sentence sits in a protective frame (no
+    topic at all: nothing to clear, the classifier's verdict stands)."""
+    hits = _topic_hits(s, category)
+    return bool(hits) and all(exempt(s, m.start(), m.end(), category, "stmt") for m in hits)
+
+
+def _aimed(s: str) -> bool:
+    """The sentence speaks to the reader or opens with an instruction (after a label such as
+    "Step 3:" or "Coping card:")."""
+    if _READER.search(s):
+        return True
+    lead = F.lead_label.match(s)
+    return bool(_IMPERATIVE.match(s, lead.end() if lead else 0))
+
+
+def _holds(s: str, category: str) -> bool:
+    """The sentence has a word of the category's topics outside any protective frame."""
+    return any(not exempt(s, m.start(), m.end(), category, "stmt")
+               for m in _topic_hits(s, category))
+
+
+def model_scores(sentences: list[str], model, floor: float, bare_margin: float = MODEL_BARE_MARGIN,
+                 ) -> list[list[tuple[str, float, str]]]:
+    """(category, probability, why) per sentence for the classifier's verdicts at or above
+    `floor` that no protective frame clears. A verdict on a two-sentence window goes to the
+    sentence of the two that holds an unframed word of its category (none: no flag)."""
+    out: list[list[tuple[str, float, str]]] = [[] for _ in sentences]
+    norm = [_normalise(s) for s in sentences]
+    ok = [len(s.split()) >= MODEL_MIN_WORDS for s in norm]
+    pairs = [i for i in range(len(sentences) - 1) if ok[i] or ok[i + 1]]
+    if not any(ok):
+        return out
+    single_p, pair_p = model.window_probability(sentences, [(i, i + 1) for i in pairs])
+    # (probability, text judged, the sentences a verdict may land on)
+    windows = [(p, sentences[i], (i,)) for i, p in enumerate(single_p) if ok[i]]
+    windows += [(p, f"{sentences[i]} {sentences[i + 1]}", (i, i + 1))
+                for i, p in zip(pairs, pair_p, strict=True)]
+    windows = sorted((w for w in windows if w[0] >= floor), key=lambda w: -w[0])
+    judged = list(dict.fromkeys(w[1] for w in windows))
+    verdict_of = dict(zip(judged, model.predict(judged), strict=True))
+    for p, text, where in windows:
+        vs = verdict_of[text]
+        for v in vs:
+            if len(where) == 1:
+                i = where[0]
+                bare = not _topic_hits(norm[i], v.category)
+                land = None if _cleared(norm[i], v.category) or (bare and not _aimed(norm[i])) or (
+                    bare and p < floor + bare_margin) else i
+            else:
+                land = next((i for i in where if _holds(norm[i], v.category)), None)
+            if land is None or any(c == v.category for c, _, _ in out[land]):
+                continue
+            cues = ", ".join(f'"{c}"' for c in v.cues)
+            window = "" if len(where) == 1 else " with its neighbour"
+            on = next((f' on "{m.group(0)}"' for m in _topic_hits(norm[land], v.category)
+                       if not exempt(norm[land], m.start(), m.end(), v.category, "stmt")), "")
+            out[land].append((v.category, p, f"classifier p={p:.2f}{window}{on} (cues {cues})"))
+            break
+    return out
 
 
 def model_hits(sentences: list[str], model, threshold: float = MODEL_THRESHOLD,
                ) -> list[list[tuple[str, str]]]:
-    """(category, why) per sentence from the classifier, each on an unexempt topic."""
-    out: list[list[tuple[str, str]]] = [[] for _ in sentences]
-    norm = [_normalise(s) for s in sentences]
-    # only sentences with some topic can be flagged, so only they go to the classifier,
-    # and a heading or fragment ("Tips from your therapist") is too short for it to judge
-    todo = [i for i, s in enumerate(norm)
-            if len(s.split()) >= MODEL_MIN_WORDS and any(t.search(s) for t in _ANY_TOPIC)]
-    if not todo:
-        return out
-    for i, verdicts in zip(todo, model.predict([sentences[i] for i in todo], threshold),
-                           strict=True):
-        s = norm[i]
-        for v in verdicts:
-            if v.probability < threshold:
-                break
-            for topic in _TOPIC_RE[v.category]:
-                hit = next((m for m in topic.finditer(s)
-                            if not exempt(s, m.start(), m.end(), v.category, "stmt")), None)
-                if hit:
-                    cues = ", ".join(f'"{c}"' for c in v.cues)
-                    out[i].append((v.category, f'classifier p={v.probability:.2f} on '
-                                   f'"{hit.group(0)}" (cues {cues})'))
-                    break
-    return out
+    """(category, why) per sentence from the classifier."""
+    return [[(c, why) for c, _, why in hits]
+            for hits in model_scores(sentences, model, threshold)]
 
 
 def screen_protocol(text: str, *, use_model: bool = True) -> ScreenResult:
@@ -205,7 +259,7 @@ def screen_protocol(text: str, *, use_model: bool = True) -> ScreenResult:
     found = [explain_sentence(text[a:b]) for a, b in spans]
     model = get_model() if use_model else None
     if model is not None:
-        for i, hits in enumerate(_model_hits_cached(tuple(text[a:b] for a, b in spans), model)):
+        for i, hits in enumerate(model_hits([text[a:b] for a, b in spans], model)):
             have = {c for c, _ in found[i]}
             found[i] += [(c, why) for c, why in hits if c not in have]
     for (start, end), hits in zip(spans, found, strict=True):
@@ -214,16 +268,3 @@ def screen_protocol(text: str, *, use_model: bool = True) -> ScreenResult:
                                  reason=why))
     penalty = sum(WEIGHTS[f.category] for f in flags)
     return ScreenResult(safety_score=round(max(0.0, 1.0 - penalty), 4), flags=flags)
-
-
-def _model_hits_cached(sentences: tuple[str, ...], model) -> list[list[tuple[str, str]]]:
-    """The classifier on the sentences it has not seen yet (a loop repeats most of them)."""
-    todo = [s for s in dict.fromkeys(sentences) if s not in _MODEL_CACHE]
-    for s, hits in zip(todo, model_hits(todo, model), strict=True):
-        if len(_MODEL_CACHE) >= 16384:
-            _MODEL_CACHE.clear()
-        _MODEL_CACHE[s] = hits
-    return [list(_MODEL_CACHE[s]) for s in sentences]
-
-
-_MODEL_CACHE: dict[str, list[tuple[str, str]]] = {}

@@ -68,6 +68,8 @@ def _consulted(s: str, start: int) -> bool:
 
 def exempt(s: str, start: int, end: int, category: str, kind: str) -> bool:
     prefix = clause_prefix(s, start)
+    if _shown_or_warned(s, start, end, category):
+        return True
     if _negated(s, start, end, prefix, kind):
         return True
     if F.clinician_subject.search(prefix):
@@ -139,3 +141,18 @@ def _urge(prefix: str) -> bool:
     """The reader feels drawn to it ("the urge to skip ..."), not told to act on it."""
     return bool(F.urge.search(prefix)) and not F.ideation_act.search(prefix)
 
+
+
+def _shown_or_warned(s: str, start: int, end: int, category: str) -> bool:
+    """A quoted example to work with, a hit the sentence calls a warning sign or dangerous,
+    or permission that is for telling someone."""
+    label = F.quote_label.match(s)
+    if label and label.end() <= start + 1 and (
+            category != "self_harm" or F.quote_label_cleared.search(label.group(0))
+            or F.challenge.search(s) or F.help_cue.search(s)):
+        return True
+    after = s[end:]
+    warn = F.warning_after.match(after)
+    if warn and not F.scope_reset.search(after, 0, warn.end()):
+        return True
+    return bool(F.permission_to_help.search(s))

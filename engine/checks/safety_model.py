@@ -1,12 +1,20 @@
 """The safety screen's second signal: a small text classifier trained on the repository's own
-labelled passages (tests/data/safety_*.jsonl, listed in CORPUS), one logistic regression per
-category over word and character n-grams (scikit-learn). It catches phrasings no rule was
-written for; the rules stay the first signal and the frames still apply (safety.py decides).
+labelled passages (tests/data/safety_*.jsonl, listed in CORPUS). One logistic regression says
+how likely a sentence is unsafe at all; one per category says which kind. safety.py flags a
+sentence when that probability passes a threshold chosen by grouped cross-validation
+(tools/safety_cv.py) and no protective frame clears it; the rules stay the first signal.
 
-Trained at first use (well under a second) and cached on disk under ~/.cache/draftroom, keyed
-by the corpus, this file and the scikit-learn version, so a changed corpus retrains. Nothing
-is downloaded. Without the corpus (an install without tests/) the model is unavailable and
-the screen runs on its rules alone; `available()` says which.
+What lets it generalise beyond the words it saw: besides word and character n-grams of the
+text itself, it reads an abstracted copy in which the screen's lexicons are replaced by their
+class ("zmedz" for any medicine name, "zdeathz" for any euphemism of dying, "zhelpz" for any
+help service ...), plus tokens for the frames around them (aimed at the reader, negated,
+conditional, pointing to help, quoted). So "ditch the quetiapine" shares features with "stop
+your sertraline" although the corpus never paired those words.
+
+Trained at first use (about a second) and cached on disk under ~/.cache/draftroom, keyed by
+the corpus, this file, the lexicons and the scikit-learn version, so a changed corpus retrains.
+Nothing is downloaded. Without the corpus (an install without tests/) the model is unavailable
+and the screen runs on its rules alone; `available()` says which.
 """
 
 from __future__ import annotations
@@ -15,17 +23,65 @@ import hashlib
 import json
 import logging
 import pickle
+import re
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+from engine.checks.safety_rules import DATA_DIR, FRAMES, compile_pattern
+from engine.checks.sentences import _normalise
+
 log = logging.getLogger(__name__)
 
 ROOT = Path(__file__).resolve().parents[2]
-CORPUS = (ROOT / "tests" / "data" / "safety_labelled.jsonl",
-          ROOT / "tests" / "data" / "safety_fresh1.jsonl")
+DATA = ROOT / "tests" / "data"
+CORPUS = (DATA / "safety_labelled.jsonl", DATA / "safety_fresh1.jsonl",
+          DATA / "safety_fresh2.jsonl", DATA / "safety_train2.jsonl",
+          DATA / "safety_drafts.jsonl")
 CACHE_DIR = Path.home() / ".cache" / "draftroom"
 CATEGORIES = ("self_harm", "medication", "diagnosis", "dangerous_practice", "discourages_help")
+
+# Lexicon -> the class token that stands for any of its entries in the abstracted copy.
+# Order matters: the first lexicon to claim a stretch of text keeps it.
+_CLASSES = (("drugs", "zmedz"), ("alc", "zalcz"), ("death", "zdeathz"), ("farewell", "zbyez"),
+            ("means", "zmeansz"), ("harm", "zharmz"), ("clinician", "zclinz"),
+            ("help_noun", "zhelpz"), ("conditions", "zcondz"), ("condition_adj", "zcondz"),
+            ("practice", "zriskz"))
+# Frames read as whole-sentence cues (token, frame name).
+_FRAME_TOKENS = (("zfnegz", "neg"), ("zfcondz", "cond"), ("zfhelpz", "help_cue"),
+                 ("zfencz", "encouraging"), ("zfobsz", "observe"), ("zfconsultz", "consult_strong"),
+                 ("zfbenefitz", "benefit"))
+_QUOTED = re.compile(r"['\"][^'\"]{6,}['\"]")
+_YOU = re.compile(r"\b(?:you|your|yourself|u|ur|youre|you're)\b")
+
+
+@cache
+def _classes() -> tuple[re.Pattern[str], dict[str, str]]:
+    """All class lexicons as one alternation of named groups (one scan per text); at a given
+    place the first lexicon listed wins."""
+    groups = {f"c{i}": token for i, (_, token) in enumerate(_CLASSES)}
+    joined = "|".join(f"(?P<c{i}><<{name}>>)" for i, (name, _) in enumerate(_CLASSES))
+    return compile_pattern(rf"\b(?:{joined})\b", "model classes"), groups
+
+
+def _group(m: re.Match[str]) -> str:
+    return next(k for k, v in m.groupdict().items() if v is not None)
+
+
+def abstract(text: str) -> str:
+    """The normalised text with lexicon entries replaced by their class token and frame tokens
+    appended (the word features read this copy)."""
+    s = _normalise(text)
+    pattern, groups = _classes()
+    out = pattern.sub(lambda m: f" {groups[_group(m)]} ", s)
+    tags = [token for token, name in _FRAME_TOKENS if FRAMES[name].search(s)]
+    if FRAMES["neg_lead"].match(s):
+        tags.append("zfleadnegz")
+    if _QUOTED.search(s):
+        tags.append("zfquotez")
+    if _YOU.search(s):
+        tags.append("zfyouz")
+    return out + " " + " ".join(tags)
 
 
 @dataclass(frozen=True)
@@ -37,63 +93,128 @@ class Verdict:
 
 
 class SafetyModel:
-    """Per-category probabilities for sentences, with the cues behind each."""
+    """Probability that a sentence (or two neighbouring ones) is unsafe, the likeliest
+    category, and the cues behind it. Answers are kept per text: a loop re-screens mostly the
+    same sentences."""
 
-    def __init__(self, rows: list[dict]):
+    CACHE_SIZE = 16384
+
+    def __init__(self, rows: list[dict], c: float = 4.0):
         from sklearn.feature_extraction.text import TfidfVectorizer
         from sklearn.linear_model import LogisticRegression
-        from sklearn.pipeline import FeatureUnion
 
-        texts = [r["text"].lower() for r in rows]
-        self.features = FeatureUnion([
-            ("word", TfidfVectorizer(ngram_range=(1, 3), sublinear_tf=True, min_df=1,
-                                     token_pattern=r"(?u)\b\w[\w']*\b")),
-            ("char", TfidfVectorizer(analyzer="char_wb", ngram_range=(3, 5), sublinear_tf=True,
-                                     min_df=2)),
-        ])
-        x = self.features.fit_transform(texts)
-        self.names = self.features.get_feature_names_out()
-        self.models = {}
-        self.unsafe = LogisticRegression(C=8.0, class_weight="balanced", max_iter=2000).fit(
+        # words (and the class and frame tokens) over the abstracted copy, characters over
+        # the text itself (misspellings, slang, names the lexicons lack); unnormalised, so two
+        # neighbouring sentences are judged together by adding their vectors
+        self.word = TfidfVectorizer(ngram_range=(1, 3), sublinear_tf=True, min_df=1,
+                                    token_pattern=r"(?u)\b\w[\w']*\b", norm=None)
+        self.char = TfidfVectorizer(analyzer="char_wb", ngram_range=(2, 5), sublinear_tf=True,
+                                    min_df=2, norm=None)
+        texts = [r["text"] for r in rows]
+        self.word.fit([abstract(t) for t in texts])
+        self.char.fit([_normalise(t) for t in texts])
+        self.names = [*self.word.get_feature_names_out(), *self.char.get_feature_names_out()]
+        x = self._combine(*self._raw(texts))
+        self.unsafe = LogisticRegression(C=c, class_weight="balanced", max_iter=3000).fit(
             x, [bool(r["categories"]) for r in rows])
-        for c in CATEGORIES:
-            y = [c in r["categories"] for r in rows]
+        unsafe_rows = [i for i, r in enumerate(rows) if r["categories"]]
+        xu = x[unsafe_rows]
+        self.models = {}
+        for cat in CATEGORIES:
+            y = [cat in rows[i]["categories"] for i in unsafe_rows]
             if any(y) and not all(y):
-                self.models[c] = LogisticRegression(C=8.0, class_weight="balanced",
-                                                    max_iter=2000).fit(x, y)
+                self.models[cat] = LogisticRegression(C=c, class_weight="balanced",
+                                                      max_iter=3000).fit(xu, y)
+        self._p: dict[str, float] = {}
+        self._v: dict[str, list[Verdict]] = {}
 
-    def predict(self, sentences: list[str], threshold: float = 0.0) -> list[list[Verdict]]:
-        """For each sentence, the categories at or above `threshold`, most probable first
-        (the cues are worked out only for those, which keeps the screen fast)."""
-        if not sentences:
+    def _raw(self, texts: list[str]):
+        return (self.word.transform([abstract(t) for t in texts]),
+                self.char.transform([_normalise(t) for t in texts]))
+
+    @staticmethod
+    def _combine(words, chars):
+        from scipy.sparse import hstack
+        from sklearn.preprocessing import normalize
+
+        return hstack([normalize(words), normalize(chars)]).tocsr()
+
+    def _x(self, texts: list[str]):
+        return self._combine(*self._raw(texts))
+
+    def unsafe_probability(self, texts: list[str]) -> list[float]:
+        if not texts:
             return []
-        x = self.features.transform([s.lower() for s in sentences]).tocsr()
-        out: list[list[Verdict]] = [[] for _ in sentences]
-        for c, model in self.models.items():
-            probs = model.predict_proba(x)[:, 1]
-            coef = model.coef_[0]
-            for i in (probs >= threshold).nonzero()[0]:
-                lo, hi = x.indptr[i], x.indptr[i + 1]
-                idx, vals = x.indices[lo:hi], x.data[lo:hi] * coef[x.indices[lo:hi]]
-                top = sorted(zip(idx, vals, strict=True), key=lambda t: -t[1])[:12]
-                cues = dict.fromkeys(self._cue(j) for j, v in top if v > 0)
-                out[i].append(Verdict(c, float(probs[i]), tuple(cues)[:3]))
-        for verdicts in out:
-            verdicts.sort(key=lambda v: -v.probability)
+        return [float(p) for p in self.unsafe.predict_proba(self._x(texts))[:, 1]]
+
+    def window_probability(self, sentences: list[str], pairs: list[tuple[int, int]],
+                           ) -> tuple[list[float], list[float]]:
+        """Unsafe probability of each sentence and of each pair (i, j) of them read together
+        (their vectors added: one transform per new sentence, not per window)."""
+        keys = [*sentences, *(f"{sentences[i]}\x00{sentences[j]}" for i, j in pairs)]
+        first = {k: n for n, k in reversed(list(enumerate(keys)))}  # a draft repeats lines
+        missing = sorted(n for k, n in first.items() if k not in self._p)
+        if missing:
+            from scipy.sparse import vstack
+
+            n = len(sentences)
+            need = sorted({m for k in missing for m in ((k,) if k < n else pairs[k - n])})
+            row = {m: r for r, m in enumerate(need)}
+            words, chars = self._raw([sentences[m] for m in need])
+            singles = [k for k in missing if k < n]
+            left = [row[pairs[k - n][0]] for k in missing if k >= n]
+            right = [row[pairs[k - n][1]] for k in missing if k >= n]
+            sel = [row[k] for k in singles]
+            w = vstack([words[sel], words[left] + words[right]])
+            c = vstack([chars[sel], chars[left] + chars[right]])
+            probs = self.unsafe.predict_proba(self._combine(w, c))[:, 1]
+            if len(self._p) > self.CACHE_SIZE:
+                self._p.clear()
+            order = singles + [k for k in missing if k >= n]
+            self._p.update(zip((keys[k] for k in order), map(float, probs), strict=True))
+        p = [self._p[k] for k in keys]
+        return p[:len(sentences)], p[len(sentences):]
+
+    def predict(self, texts: list[str], threshold: float = 0.0) -> list[list[Verdict]]:
+        """For each text whose unsafe probability reaches `threshold`, its categories most
+        likely first, each carrying that probability (the cues are worked out only for them,
+        which keeps the screen fast)."""
+        todo = [t for t in dict.fromkeys(texts) if t not in self._v]
+        if todo:
+            if len(self._v) > self.CACHE_SIZE:
+                self._v.clear()
+            self._v.update(zip(todo, self._verdicts(todo), strict=True))
+        return [[v for v in self._v[t] if v.probability >= threshold] for t in texts]
+
+    def _verdicts(self, texts: list[str]) -> list[list[Verdict]]:
+        import numpy as np
+
+        x = self._x(texts)
+        p_unsafe = self.unsafe.predict_proba(x)[:, 1]
+        cats = list(self.models)
+        p_cat = np.column_stack([self.models[c].predict_proba(x)[:, 1] for c in cats])
+        out: list[list[Verdict]] = [[] for _ in texts]
+        for i in range(len(texts)):
+            for k in np.argsort(-p_cat[i]):
+                if p_cat[i, k] < 0.5 and out[i]:
+                    break
+                out[i].append(Verdict(cats[k], float(p_unsafe[i]), self._cues(x[i], cats[k])))
         return out
 
-    def unsafe_probability(self, sentences: list[str]) -> list[float]:
-        x = self.features.transform([s.lower() for s in sentences])
-        return [float(p) for p in self.unsafe.predict_proba(x)[:, 1]]
+    def _cues(self, row, category: str) -> tuple[str, ...]:
+        coef = self.unsafe.coef_[0] + self.models[category].coef_[0]
+        idx, vals = row.indices, row.data * coef[row.indices]
+        top = sorted(zip(idx, vals, strict=True), key=lambda t: -t[1])[:12]
+        cues = dict.fromkeys(self._cue(j) for j, v in top if v > 0)
+        return tuple(cues)[:3]
 
     def _cue(self, j: int) -> str:
-        name = str(self.names[j]).split("__", 1)[-1]
-        return name.strip()
+        return str(self.names[j]).strip()
 
 
-def _load_rows() -> list[dict] | None:
+def load_rows(paths: tuple[Path, ...] = CORPUS) -> list[dict] | None:
     rows: list[dict] = []
-    for path in CORPUS:
+    for path in paths:
         if not path.exists():
             return None
         with path.open(encoding="utf-8") as f:
@@ -106,6 +227,8 @@ def _key(rows: list[dict]) -> str:
 
     h = hashlib.sha256()
     h.update(Path(__file__).read_bytes())
+    h.update((DATA_DIR / "safety_lexicons.toml").read_bytes())
+    h.update((DATA_DIR / "safety_frames.toml").read_bytes())
     h.update(sklearn.__version__.encode())
     h.update(json.dumps(rows, sort_keys=True).encode())
     return h.hexdigest()[:16]
@@ -114,7 +237,7 @@ def _key(rows: list[dict]) -> str:
 @cache
 def get_model() -> SafetyModel | None:
     """The trained model (from the disk cache when the corpus is unchanged), or None."""
-    rows = _load_rows()
+    rows = load_rows()
     if rows is None:
         log.warning("safety model: corpus %s missing; the screen runs on rules only", CORPUS)
         return None

@@ -96,7 +96,9 @@ def _approve(page) -> None:  # type: ignore[no-untyped-def]
     for attempt in range(3):
         button.click()
         try:
-            expect(page.get_by_text(f"Approved v{version}.").first).to_be_visible(timeout=10_000)
+            # A stage's approval says "Approved vN."; the last one's, the status banner.
+            expect(page.get_by_text(re.compile(rf"^Approved v{version}\.$|^Approved by "))
+                   .first).to_be_visible(timeout=10_000)
             return
         except AssertionError:
             if attempt == 2 or button.count() == 0:

@@ -87,7 +87,7 @@ def test_two_person_approval_in_the_browser(browser, app: AppServer, worker_star
     kim.get_by_role("link", name="Help a nurse wind down").click()
     expect(kim.get_by_text("1 of 2 approvals")).to_be_visible()
     kim.get_by_role("button", name=f"Approve v{version}").click()
-    expect(kim.get_by_text(f"Approved v{version}.").first).to_be_visible()
+    expect(kim.get_by_text("Approved by Dr. Kim").first).to_be_visible()  # the status says it
     expect(kim.get_by_text("2 of 2 approvals")).to_be_visible()
     expect(kim.get_by_text("Audit trail verified")).to_be_visible()
     with kim.expect_download() as download:

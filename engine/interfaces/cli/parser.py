@@ -57,6 +57,8 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--audience", help="who a protocol is for (e.g. university students)")
     r.add_argument("--exercise-type", dest="exercise_type",
                    help="a protocol's exercise type (e.g. breathing, thought record)")
+    r.add_argument("--region", help="whose crisis lines (us, uk, ie, ca, au, nz, eu, de, fr); "
+                                    "default: the clinic's, or a campaign brand's (Settings)")
     r.add_argument("--input-json", help="the whole input as JSON (campaigns)")
     loop_params(r)
     r.add_argument("--budget", type=within(float, 0, 100_000), help="USD budget for this run")

@@ -95,7 +95,7 @@ def parse_thresholds(values: list[str] | None) -> dict[str, float]:
 
 def cmd_run(a: argparse.Namespace) -> int:
     data: dict[str, Any] = json.loads(a.input_json) if a.input_json else {}
-    for key in ("intent", "audience", "exercise_type"):
+    for key in ("intent", "audience", "exercise_type", "region"):
         if getattr(a, key, None):
             data[key] = getattr(a, key)
     params: dict[str, Any] = {}
