@@ -189,11 +189,14 @@ def _shortlist_editor(detail: RunDetail, draft: DraftView, current: list[str]) -
         st.markdown("**Change the shortlist**")
         # Full width, one under the other: each choice names its match, niche and town.
         remove = st.multiselect("Remove", current, key=f"sl_remove_{draft.id}")
-        add = st.multiselect(
-            "Add from the directory", list(ranked), key=f"sl_add_{draft.id}",
-            format_func=lambda h: match_label(ranked[h], channels),
-            help="Best match to this campaign first: its topics, audience, region, channels "
-                 "and budget. The list below says why.")
+        # Plain handles, best match first; the match and the reasons are in the list below.
+        # (With a format_func naming the match, Chromium's submit of this form did nothing:
+        # tests/e2e/test_campaign_browser.py saw no new version; AppTest did not show it.)
+        add = st.multiselect("Add from the directory", list(ranked), key=f"sl_add_{draft.id}")
+        off = [h for h, m in ranked.items() if channel_warning(m.creator, channels)]
+        if off:
+            st.caption("Not on this campaign's channels: " + ", ".join(
+                escape_inline(h) for h in off[:12]) + ("…" if len(off) > 12 else ""))
         with st.expander(f"Why this order ({len(ranked)} creators, best match first)"):
             st.markdown("\n".join(match_line(m) for m in list(ranked.values())[:12]))
         st.caption("Saved as your version of the shortlist; the Evaluator re-scores it and the "
@@ -213,14 +216,6 @@ def _shortlist_editor(detail: RunDetail, draft: DraftView, current: list[str]) -
                                    "removed). The Evaluator is re-scoring it.")
         st.session_state[WARNINGS] = saved.warnings
         st.rerun()
-
-
-def match_label(m: Match, channels: list[str]) -> str:
-    """A directory creator in the picker: handle, match, niche, town; off-channel marked."""
-    c = m.creator
-    off = " · ⚠ not on this campaign's channels" if channel_warning(c, channels) else ""
-    return (f"{c.handle} · match {round(m.score * 100)}% · {c.niche} · "
-            f"{c.location.split(',')[0]}{off}")
 
 
 def match_line(m: Match) -> str:
