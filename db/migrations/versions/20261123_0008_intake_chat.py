@@ -15,6 +15,9 @@ import sqlmodel.sql.sqltypes  # noqa: F401  (autogenerate renders AutoString, UT
 from alembic import op
 from sqlalchemy.dialects import postgresql
 
+# JSON on SQLite, JSONB on PostgreSQL (as the models declare it).
+JSON_B = sa.JSON().with_variant(postgresql.JSONB(astext_type=sa.Text()), 'postgresql')
+
 revision: str = "0008"
 down_revision: str | Sequence[str] | None = "0007"
 branch_labels: str | Sequence[str] | None = None
@@ -29,7 +32,7 @@ def upgrade() -> None:
     sa.Column('brand_id', sa.Integer(), nullable=True),
     sa.Column('run_id', sa.Integer(), nullable=True),
     sa.Column('label', sqlmodel.sql.sqltypes.AutoString(length=200), nullable=False),
-    sa.Column('card', sa.JSON().with_variant(postgresql.JSONB(astext_type=sa.Text()), 'postgresql'), nullable=True),
+    sa.Column('card', JSON_B, nullable=True),
     sa.Column('created_by', sqlmodel.sql.sqltypes.AutoString(length=120), nullable=False),
     sa.Column('created_at', sqlmodel.sql.sqltypes.UTCDateTime(), nullable=False),
     sa.Column('updated_at', sqlmodel.sql.sqltypes.UTCDateTime(), nullable=False),
@@ -46,9 +49,9 @@ def upgrade() -> None:
     sa.Column('idx', sa.Integer(), nullable=False),
     sa.Column('role', sqlmodel.sql.sqltypes.AutoString(length=8), nullable=False),
     sa.Column('text', sqlmodel.sql.sqltypes.AutoString(), nullable=False),
-    sa.Column('asks', sa.JSON().with_variant(postgresql.JSONB(astext_type=sa.Text()), 'postgresql'), nullable=False),
+    sa.Column('asks', JSON_B, nullable=False),
     sa.Column('awaiting_confirmation', sa.Boolean(), nullable=False),
-    sa.Column('signal', sa.JSON().with_variant(postgresql.JSONB(astext_type=sa.Text()), 'postgresql'), nullable=True),
+    sa.Column('signal', JSON_B, nullable=True),
     sa.Column('at', sqlmodel.sql.sqltypes.UTCDateTime(), nullable=False),
     sa.ForeignKeyConstraint(['intake_id'], ['intake.id'], ),
     sa.PrimaryKeyConstraint('id'),
@@ -59,7 +62,7 @@ def upgrade() -> None:
     sa.Column('intake_id', sa.Integer(), nullable=False),
     sa.Column('message_idx', sa.Integer(), nullable=False),
     sa.Column('field', sqlmodel.sql.sqltypes.AutoString(length=32), nullable=False),
-    sa.Column('value', sa.JSON().with_variant(postgresql.JSONB(astext_type=sa.Text()), 'postgresql'), nullable=False),
+    sa.Column('value', JSON_B, nullable=False),
     sa.Column('source', sqlmodel.sql.sqltypes.AutoString(length=24), nullable=False),
     sa.Column('at', sqlmodel.sql.sqltypes.UTCDateTime(), nullable=False),
     sa.ForeignKeyConstraint(['intake_id'], ['intake.id'], ),
