@@ -34,6 +34,14 @@ def db_url(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
     reset_engines()
 
 
+@pytest.fixture(autouse=True)
+def _no_inapp_worker(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every test starts with the in-app worker off, whatever an earlier test left in the
+    environment: a thread an AppTest starts outlives its test and follows DATABASE_URL into
+    the next tests' databases, where it drove their runs with the offline backend."""
+    monkeypatch.setenv("DRAFTROOM_INAPP_WORKER", "0")
+
+
 @pytest.fixture
 def artifacts() -> Path:
     ARTIFACTS.mkdir(exist_ok=True)

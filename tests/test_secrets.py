@@ -153,6 +153,9 @@ def _page_texts(run_id: int) -> dict[str, str]:
     """Everything the app draws on each page, as text (every element's protobuf)."""
     from streamlit.testing.v1 import AppTest
 
+    # Restored as it was, never popped: unset means "on", and a worker thread started by a
+    # later AppTest would outlive its test and drive other tests' runs.
+    before = os.environ.get("DRAFTROOM_INAPP_WORKER")
     os.environ["DRAFTROOM_INAPP_WORKER"] = "0"
     out: dict[str, str] = {}
     try:
@@ -164,7 +167,10 @@ def _page_texts(run_id: int) -> dict[str, str]:
             at.switch_page(page).run()
             out[page] = "\n".join(str(getattr(node, "proto", "")) for node in at._tree)
     finally:
-        os.environ.pop("DRAFTROOM_INAPP_WORKER", None)
+        if before is None:
+            os.environ.pop("DRAFTROOM_INAPP_WORKER", None)
+        else:
+            os.environ["DRAFTROOM_INAPP_WORKER"] = before
     return out
 
 
