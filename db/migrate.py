@@ -24,7 +24,7 @@ from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import OperationalError
 from sqlmodel import SQLModel
 
-from db import models  # noqa: F401  (registers every table on SQLModel.metadata)
+from db import intake_tables, models, team_tables  # noqa: F401  (registers every table on SQLModel.metadata)
 from db.connect import SCHEMA_LOCK, database_url, make_engine
 
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"

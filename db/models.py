@@ -397,51 +397,6 @@ class LiveDraft(SQLModel, table=True):
     updated_at: datetime = Field(default_factory=utcnow)
 
 
-# -- team (issue 18): the campaign team's messages, and memory in namespaces ----------------
-
-
-class TeamMessage(SQLModel, table=True):
-    """One message between the members of a run's team (engine/team/): the orchestrator hands
-    a stage to the lead, the lead delegates to a worker and evaluates its result. Written in
-    the transaction that commits the step it belongs to, so a kill loses or doubles none."""
-
-    id: int | None = Field(default=None, primary_key=True)
-    run_id: int = Field(foreign_key="run.id")  # ix_teammessage_run leads with it
-    step_id: int | None = Field(default=None, foreign_key="step.id")
-    kind: str = Field(max_length=16)  # task | result | evaluation | feedback
-    sender: str = Field(max_length=64)
-    recipient: str = Field(max_length=64)
-    stage: str = Field(max_length=32)
-    iteration: int = 0
-    payload: dict[str, Any] = Field(default_factory=dict, sa_type=JSONType)
-    """engine.team.models: the kind's pydantic payload, validated again when read."""
-    artifact: str | None = Field(default=None, max_length=80)
-    """A result's artifact key, e.g. "outreach_writer v2" (the draft is draft_id)."""
-    draft_id: int | None = Field(default=None, foreign_key="draft.id")
-    at: datetime = Field(default_factory=utcnow)
-
-    __table_args__ = (Index("ix_teammessage_run", "run_id", "id"),)
-
-
-class MemoryNamespace(SQLModel, table=True):
-    """One namespace of memory (engine/memory/): per user ("user:<person>") or per run
-    ("run:<id>"); a run's "shared" namespace every agent of it reads, "agent:<name>" only that
-    agent. `sources` says where each key's value came from."""
-
-    id: int | None = Field(default=None, primary_key=True)
-    scope_key: str = Field(max_length=160)  # uq_memory_scope_namespace leads with it
-    run_id: int | None = Field(default=None, foreign_key="run.id")
-    person: str | None = Field(default=None, max_length=130)
-    namespace: str = Field(max_length=100)
-    data: dict[str, Any] = Field(default_factory=dict, sa_type=JSONType)
-    sources: dict[str, Any] = Field(default_factory=dict, sa_type=JSONType)
-    """key -> {"source": where the value came from, "at": when it was written}."""
-    created_at: datetime = Field(default_factory=utcnow)
-    updated_at: datetime = Field(default_factory=utcnow)
-
-    __table_args__ = (UniqueConstraint("scope_key", "namespace", name="uq_memory_scope_namespace"),)
-
-
 # -- full-text search over run titles (engine/run_search.py): an FTS5 table (and its shadow
 # tables) on SQLite, an expression index on PostgreSQL. No model describes them: migration
 # 0007 makes them, and Alembic's comparison leaves them out (include_name below).
@@ -451,59 +406,6 @@ RUN_SEARCH = "run_search"
 def described_by_models(name: str | None, type_: str, parent_names: object) -> bool:
     """Alembic's include_name hook: every name but the run title search's."""
     return not (name or "").startswith(RUN_SEARCH)
-
-
-# -- intake (issue 18 item 1, engine/intake/): the onboarding chat that collects a business card
-# and a campaign goal. Nothing becomes a Brand or a Run before the person confirms the card.
-
-
-class Intake(SQLModel, table=True):
-    id: int | None = Field(default=None, primary_key=True)
-    status: str = Field(default="open", max_length=16)
-    """open (collecting, or waiting for confirmation) | done (brand saved, campaign started)"""
-    brand_id: int | None = Field(default=None, foreign_key="brand.id")
-    """The existing brand picked, or the brand the confirmed card was saved as."""
-    run_id: int | None = Field(default=None, foreign_key="run.id")
-    """The campaign started from the confirmed card."""
-    label: str = Field(default="", max_length=200)
-    """The business's name so far, for lists of open intakes."""
-    card: dict[str, Any] | None = Field(default=None, sa_type=JSONType)
-    """The confirmed card (engine.intake.card.ConfirmedCard as JSON), once confirmed."""
-    created_by: str = Field(default="", max_length=120)
-    created_at: datetime = Field(default_factory=utcnow)
-    updated_at: datetime = Field(default_factory=utcnow)
-
-    __table_args__ = (Index("ix_intake_status_updated", "status", "updated_at"),)
-
-
-class IntakeMessage(SQLModel, table=True):
-    id: int | None = Field(default=None, primary_key=True)
-    intake_id: int = Field(foreign_key="intake.id")  # uq_intakemessage_idx leads with it
-    idx: int
-    """The message's place in the conversation (0: the agent's greeting)."""
-    role: str = Field(max_length=8)  # user | agent
-    text: str
-    asks: list[str] = Field(default_factory=list, sa_type=JSONType)
-    """The fields an agent message asks for."""
-    awaiting_confirmation: bool = False
-    signal: dict[str, Any] | None = Field(default=None, sa_type=JSONType)
-    """The completion signal an agent message carries."""
-    at: datetime = Field(default_factory=utcnow)
-
-    __table_args__ = (UniqueConstraint("intake_id", "idx", name="uq_intakemessage_idx"),)
-
-
-class IntakeRecord(SQLModel, table=True):
-    """An extraction record: a field's value, the message it came from and how it was read.
-    The latest record of a field is the card's value; earlier ones stay as its history."""
-
-    id: int | None = Field(default=None, primary_key=True)
-    intake_id: int = Field(foreign_key="intake.id", index=True)
-    message_idx: int
-    field: str = Field(max_length=32)
-    value: Any = Field(default=None, sa_type=JSONType)
-    source: str = Field(max_length=24)  # user_input | inference | user_confirmation | brand_profile
-    at: datetime = Field(default_factory=utcnow)
 
 
 # -- ops: who changed roles and approval policies (engine/team_trail.py; the Team page) ---------

@@ -9,7 +9,7 @@ from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import OperationalError, ProgrammingError
 from sqlmodel import Session, SQLModel
 
-from db import models  # noqa: F401  (registers every table on SQLModel.metadata)
+from db import intake_tables, models, team_tables  # noqa: F401  (registers every table on SQLModel.metadata)
 from db.connect import SCHEMA_LOCK, database_url, make_engine
 from db.migrate import migrate
 

@@ -14,7 +14,8 @@ from typing import Any
 import pytest
 from sqlmodel import func, select
 
-from db.models import Brand, IntakeRecord, Run
+from db.intake_tables import IntakeRecord
+from db.models import Brand, Run
 from db.session import session_scope
 from engine import service as run_service
 from engine.errors import InvalidInput, InvalidState
@@ -212,7 +213,7 @@ def test_a_second_window_sending_the_same_turn_is_refused_whole(db_url: str) -> 
     """Two tabs on one chat: the turn written second fails whole, nothing half-stored."""
     from datetime import UTC, datetime
 
-    from db.models import Intake
+    from db.intake_tables import Intake
     from engine.errors import StaleRun
     from engine.intake import store
     from engine.intake.agent import AgentTurn

@@ -13,8 +13,9 @@ from typing import Any
 import pytest
 from sqlmodel import func, select
 
-from db.models import TeamMessage, utcnow
+from db.models import utcnow
 from db.session import session_scope
+from db.team_tables import TeamMessage
 from engine import service, views
 from engine.interfaces.cli import main as cli
 from engine.llm.base import AgentCall, LLMResponse

@@ -7,7 +7,9 @@ import sqlalchemy as sa
 from alembic import context
 from sqlmodel import SQLModel
 
+import db.intake_tables  # noqa: F401  (the chat's tables)
 import db.models  # noqa: F401  (registers every table on SQLModel.metadata)
+import db.team_tables  # noqa: F401  (the team's tables)
 from db.connect import database_url, make_engine
 
 config = context.config

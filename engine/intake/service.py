@@ -10,7 +10,7 @@ from typing import Any
 from pydantic import BaseModel
 from sqlmodel import col, select
 
-from db.models import Intake
+from db.intake_tables import Intake
 from db.session import session_scope
 from engine import service as run_service
 from engine.errors import InvalidInput, InvalidState, ServiceError

@@ -8,9 +8,10 @@ from typing import Any
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
-from db.models import Intake, utcnow
-from db.models import IntakeMessage as MessageRow
-from db.models import IntakeRecord as RecordRow
+from db.intake_tables import Intake
+from db.intake_tables import IntakeMessage as MessageRow
+from db.intake_tables import IntakeRecord as RecordRow
+from db.models import utcnow
 from engine.errors import NotFound, StaleRun
 from engine.intake.agent import AgentTurn
 from engine.intake.card import ExtractionRecord, IntakeMessage

@@ -14,8 +14,9 @@ from pydantic import BaseModel, Field, model_validator
 from sqlalchemy import bindparam, delete, insert, select, update
 from sqlalchemy.engine import Connection
 
-from db.models import MemoryNamespace, utcnow
+from db.models import utcnow
 from db.prepared import Prepared
+from db.team_tables import MemoryNamespace
 from engine.errors import InvalidInput
 from engine.identity import person_key
 

@@ -9,8 +9,9 @@ from datetime import datetime
 from pydantic import BaseModel, ConfigDict
 from sqlmodel import Session, col, select
 
-from db.models import Draft, LLMCall, Run, TeamMessage
+from db.models import Draft, LLMCall, Run
 from db.session import session_scope
+from db.team_tables import TeamMessage
 from engine.diff import unified
 from engine.errors import NotFound
 from engine.pipelines.registry import PIPELINES

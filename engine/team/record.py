@@ -6,17 +6,21 @@ the critic step and the supervisor's decision on it (engine/loop/)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
 from sqlalchemy import bindparam, insert, select
 from sqlalchemy.engine import Connection
 
-from db.models import Draft, HumanAction, Intake, IntakeMessage, Step, TeamMessage, utcnow
+from db.intake_tables import Intake, IntakeMessage
+from db.models import Draft, HumanAction, Step, utcnow
 from db.prepared import Prepared
+from db.team_tables import TeamMessage
 from engine.memory import store
 from engine.memory.access import CONTEXT_KEY, from_spaces
 from engine.memory.store import SHARED, Scope, agent_namespace
+from engine.pipelines.base import StageSpec
 from engine.team.models import (
     PERSON,
     EvaluationPayload,
@@ -67,8 +71,11 @@ INPUT_NAMES = {"brand": "the brand profile", "brief": "the approved brief",
 class TeamHooks:
     """What the supervisor calls for a pipeline with a team (Pipeline.hooks)."""
 
-    def __init__(self, team: TeamSpec) -> None:
+    def __init__(self, team: TeamSpec, stages: Sequence[StageSpec]) -> None:
+        # The pipeline's own stage specs, handed in by its spec (looking them up in the
+        # registry from here made a cycle: spec -> registry -> team.record -> registry).
         self.team = team
+        self.stages = {s.name: s for s in stages}
 
     # -- opening a step: what the agent is given from memory ----------------------------------
 
@@ -88,7 +95,7 @@ class TeamHooks:
 
     def on_commit(self, tx: Any, plan: Any, run: Any, step: Any, result: Any,
                   decision: str) -> None:
-        log = _Log(tx.c, plan, self.team)
+        log = _Log(tx.c, plan, self.team, self.stages[plan.stage])
         if plan.node == "draft":
             log.drafted(run, step.draft_id, result)
         elif plan.node == "review":
@@ -211,8 +218,8 @@ def _conversation(c: Connection, run_id: int) -> list[dict[str, Any]]:
 class _Log:
     """The messages of one committed step, and what they leave in memory."""
 
-    def __init__(self, c: Connection, plan: Any, team: TeamSpec) -> None:
-        self.c, self.plan, self.team = c, plan, team
+    def __init__(self, c: Connection, plan: Any, team: TeamSpec, stage: StageSpec) -> None:
+        self.c, self.plan, self.team, self.stage = c, plan, team, stage
         self.worker: Member = team.workers[plan.stage]
         self.lead, self.orch = team.lead.name, team.orchestrator.name
         self.source = f"step {plan.seq} ({plan.node}, {plan.stage})"
@@ -304,9 +311,8 @@ class _Log:
 
     def evaluated(self, run: Any, outcome: Any, notes: list[str], decision: str) -> None:
         from engine.loop.decide import gate, review_verdict, thresholds_for
-        from engine.pipelines.registry import get_pipeline
 
-        stage = get_pipeline(self.plan.kind).stage(self.plan.stage)
+        stage = self.stage
         scores = {s.name: round(s.value, 4) for s in outcome.scores}
         blocking = [f.category for f in outcome.flags if f.blocking]
         said = review_verdict(outcome.verdicts)
@@ -330,10 +336,8 @@ class _Log:
 
     def _max_attempts(self) -> int:
         from engine.loop.decide import max_iterations_for
-        from engine.pipelines.registry import get_pipeline
 
-        stage = get_pipeline(self.plan.kind).stage(self.plan.stage)
-        return max_iterations_for(stage, self.plan.params)
+        return max_iterations_for(self.stage, self.plan.params)
 
     def decided(self, run: Any, notes: list[str], decision: str) -> None:
         """The lead's decision: the work goes back to the worker, or up to people."""

@@ -126,6 +126,6 @@ CAMPAIGN = Pipeline(
     review_context=review_context,
     exports=CAMPAIGN_EXPORTS,
     team=TEAM,
-    hooks=TeamHooks(TEAM),
+    hooks=TeamHooks(TEAM, STAGE_SPECS),
     check_input=check_brand,
 )
