@@ -14,9 +14,10 @@ from sqlalchemy import bindparam, insert, select
 from sqlalchemy.engine import Connection
 
 from db.intake_tables import Intake, IntakeMessage
-from db.models import Draft, HumanAction, Step, utcnow
+from db.models import utcnow
 from db.prepared import Prepared
 from db.team_tables import TeamMessage
+from engine.loop.sql import ACTION_T, DRAFT_T, STEP_T
 from engine.memory import store
 from engine.memory.access import CONTEXT_KEY, from_spaces
 from engine.memory.store import SHARED, Scope, agent_namespace
@@ -32,9 +33,6 @@ from engine.team.models import (
 )
 
 MSG_T = TeamMessage.__table__  # type: ignore[attr-defined]
-STEP_T = Step.__table__  # type: ignore[attr-defined]
-DRAFT_T = Draft.__table__  # type: ignore[attr-defined]
-ACTION_T = HumanAction.__table__  # type: ignore[attr-defined]
 INTAKE_T = Intake.__table__  # type: ignore[attr-defined]
 INTAKE_MSG_T = IntakeMessage.__table__  # type: ignore[attr-defined]
 INSERT_MSG = Prepared(insert(MSG_T), tuple(c.key for c in MSG_T.c if c.key != "id"))
