@@ -58,9 +58,13 @@ def render_progress(detail: RunDetail) -> None:
         if live is not None:
             render_live_view(live)
 
-    if active:
-        st.html(NO_FADE)
-    _live()
+    # One fixed slot, drawn on every rerun whether or not the run is active: the elements after
+    # it (the status banner, the draft) keep their place in the page, so a poll of the old
+    # fragment that lands after the run stopped cannot write over or blank them.
+    with st.container(key="progress_slot"):
+        if active:
+            st.html(NO_FADE)
+        _live()
 
 
 def _since(detail: RunDetail) -> datetime:
