@@ -63,16 +63,20 @@ _PEOPLE = """
                  WHEN 'edited' THEN COALESCE(o.kept, 0.5) ELSE 0.0 END
 """
 
+# The window's outcomes drive the joins: CROSS JOIN fixes SQLite's join order (PostgreSQL
+# plans it as any inner join). Left to itself, SQLite started from every agent-written draft
+# (by ix_draft_author_kind) and every score of theirs: 1.4M rows for a 30-day window.
 _ROWS = f"""
-SELECT s.source AS critic, s.name AS score, d.kind AS kind, {_PROMPT} AS prompt_version,
+SELECT s.source AS critic, s.name AS score, r.kind AS kind, {_PROMPT} AS prompt_version,
        o.outcome AS outcome, s.value AS value, o.kept AS kept,
        ABS(s.value - {_PEOPLE}) AS disagreement, d.run_id AS run_id, d.version AS version,
-       d.title AS title
+       r.title AS title
   FROM ({_OUTCOMES}) o
-  JOIN (SELECT dd.id, dd.run_id, dd.version, r.kind, r.title FROM draft dd
-          JOIN run r ON r.id = dd.run_id WHERE dd.author_kind = 'agent') d ON d.id = o.draft_id
-  JOIN score s ON s.draft_id = d.id
- WHERE s.source <> '' AND s.source <> 'checks'
+  CROSS JOIN draft d
+  CROSS JOIN run r
+  CROSS JOIN score s
+ WHERE d.id = o.draft_id AND d.author_kind = 'agent' AND r.id = d.run_id
+   AND s.draft_id = d.id AND s.source <> '' AND s.source <> 'checks'
 """
 
 _GROUPS = f"""
