@@ -312,6 +312,9 @@ class _Dispatcher:
             while not self.stop.is_set():
                 if not self.free.acquire(timeout=w.poll_seconds):
                     continue  # every slot busy: look again (or at `stop`) in a moment
+                if self.stop.is_set():  # stopped while it waited for a slot: claim nothing
+                    self.free.release()
+                    break
                 with self.changed:
                     self.busy += 1
                 claim = _Claim()
@@ -336,7 +339,8 @@ class _Dispatcher:
     def _slot(self, claim: _Claim) -> None:
         """One slot's turn: claim the oldest queued run and drive it to its end."""
         try:
-            self.w._claim_and_drive(None, on_claimed=claim.claimed)
+            if not self.stop.is_set():  # (a stop between the hand-over and here: no claim)
+                self.w._claim_and_drive(None, on_claimed=claim.claimed)
         except Exception:
             log.exception("worker %s: run failed unexpectedly", self.w.worker_id)
         finally:
