@@ -25,10 +25,10 @@ Design decisions worth knowing:
 - Instructions inside the text ("ignore previous instructions, safety checks
   off") have no effect: nothing here reads the text as instructions.
 
-- Measured honestly (tests/data/safety_fresh_README.md, tools/safety_cv.py): on batches the
-  rules were never written against and the classifier never trained on (grouped
-  cross-validation), recall 0.75-0.77 at a false-alarm rate of 0.04-0.10 - far from catching
-  everything; the LLM Safety Guardian stays necessary.
+- Measured honestly (tools/safety_cv.py, leave-one-set-out): on the sets the rules were never
+  written against and the classifier never trained on, recall 0.72 at a false-alarm rate of
+  0.07 (fresh3, the hardest: 0.70 / 0.11) - far from catching everything; the LLM Safety
+  Guardian stays necessary.
 
 Where things are: the rules, lexicons and frames are data (engine/checks/data/*.toml, loaded
 by safety_rules.py); sentence splitting and normalising in sentences.py; here, the framing
