@@ -114,3 +114,18 @@ def test_the_service_and_the_state_machine_refuse_what_is_not_queued() -> None:
         run_state.cancel(detail)  # type: ignore[arg-type]
     drive()  # the queued one was never cancelled: a worker drives it as usual
     assert get_run(queued).status == RunStatus.REVIEW
+
+
+def test_the_command_line_cancels_a_queued_run_and_refuses_a_running_one(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from engine.interfaces.cli import main
+
+    run_id = _queued()
+    assert main(["cancel", str(run_id), "--reason", "Duplicate of #7", "--actor", "a"]) == 0
+    assert capsys.readouterr().out.strip() == "cancelled: rejected, it had no version"
+    act = get_run(run_id).actions[-1]
+    assert (act.action, act.actor, act.comment) == ("cancel", "a", "Duplicate of #7")
+    taken = _queued()
+    assert claim_run(taken, "w1")
+    assert main(["cancel", str(taken), "--reason", "late", "--actor", "a"]) == 2
+    assert "it is running" in capsys.readouterr().err

@@ -112,6 +112,14 @@ def build_parser() -> argparse.ArgumentParser:
     actor(ht)
     ht.set_defaults(fn=review.cmd_halt)
 
+    # -- stream (issue 16): a queued run called off before a worker takes it
+    cn = command("cancel", "call off a queued run before any worker starts it")
+    run_id(cn)
+    cn.add_argument("--reason", required=True, help="why, for the audit trail (required)")
+    actor(cn)
+    cn.set_defaults(fn=review.cmd_cancel)
+    # -- end stream
+
     rt = command("retry", "run a failed step again")
     run_id(rt)
     no_wait(rt)
