@@ -64,6 +64,9 @@ def test_a_berlin_business_gets_german_disclosure_from_intake_to_outreach(
     _run(monkeypatch, capsys, "intake", "--drive")
     detail = _show(capsys)
     assert detail["input"]["region"] == "de"  # the place said in the chat sets the market
+    # The dates the intake writes after the goal date the brief's timeline; its number is a
+    # success metric: the brief passes its checks at once (it stalled on both before).
+    assert detail["halt_reason"] == "thresholds_met", detail["drafts"][-1]["flags"]
     brief = max(detail["drafts"], key=lambda d: d["version"])["content"]
     assert "#Anzeige" in brief and "disclosure" not in str(
         [f["category"] for d in detail["drafts"] for f in d["flags"]])
