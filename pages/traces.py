@@ -84,6 +84,9 @@ def _show_attempts(call_id: int) -> None:
 
 def _show_call(call_id: int) -> None:
     d = traces.call_detail(call_id)
+    # Which call the details below are of, for the browser test and the pages bench
+    # (testkit/trace_click.py): the picker's text alone does not say they are drawn.
+    st.html(f'<div data-testid="call-details" data-call="{int(call_id)}"></div>')
     st.markdown(f"**{d.agent}** · `{d.model}` ({d.backend}) · stage {d.stage} · started "
                 f"{d.started_at:%Y-%m-%d %H:%M:%S} UTC · {d.attempts} attempt(s)")
     cols = st.columns(5)
