@@ -11,12 +11,13 @@ from typing import Any
 
 from pydantic import BaseModel, Field, field_validator
 from sqlalchemy import func, insert
+from sqlalchemy.engine import Connection
 from sqlalchemy.orm.exc import StaleDataError
 from sqlmodel import Session, select
 
 from db.models import Draft, Flag, Note, Run, utcnow
 from db.prepared import Prepared
-from db.session import get_engine, session_scope
+from db.session import connection_of, get_engine, session_scope
 from engine import run_state
 from engine.approval_policy import (
     approval_state,
@@ -122,8 +123,11 @@ def start_run(
     default_budget_usd: float | None = None,
     parent_run_id: int | None = None,
     parent_draft_id: int | None = None,
+    session: Session | None = None,  # intake: one transaction
 ) -> int:
-    """Validate and queue a run; nothing is written when anything is invalid."""
+    """Validate and queue a run; nothing is written when anything is invalid. With `session`
+    the run is inserted in the caller's transaction and committed with it (the intake's
+    confirmation saves a brand, its campaign and the confirming turn together)."""
     try:
         pipeline = get_pipeline(kind)
     except ValueError:
@@ -139,12 +143,12 @@ def start_run(
     if "region" in pipeline.input_model.model_fields and not data.get("region"):
         # Whose crisis lines the drafts give: the brand's or the clinic's (Settings), kept
         # in the run's input so a later change of the setting does not rewrite this run.
-        region = region_for_run(kind, data)
+        region = region_for_run(kind, data, session)
         if region:
             data = {**data, "region": region}
     parsed = parse_input(pipeline.input_model, data)
     if pipeline.check_input is not None:
-        pipeline.check_input(parsed)
+        pipeline.check_input(parsed, session)
     p = params if isinstance(params, RunParams) else parse_input(RunParams, params or {})
     scored = {name for st in pipeline.stages for name in st.thresholds}
     unknown = set(p.thresholds) - scored
@@ -157,7 +161,7 @@ def start_run(
         )
     # A Core transaction: starting a run reads two small tables and inserts one row, and an
     # ORM session cost more than that.
-    with get_engine().begin() as c:
+    with _transaction(session) as c:
         require(who, "start", kind, session=c)
         if p.budget_usd is not None:
             budget: float | None = p.budget_usd
@@ -179,6 +183,18 @@ def start_run(
             parent_draft_id=parent_draft_id,
         )
         return int(_INSERT_RUN.scalar(c, values))
+
+
+# -- intake: one transaction (begin) --
+@contextmanager
+def _transaction(session: Session | None) -> Iterator[Connection]:
+    """The caller's transaction when it passes one, else a new one committed on success."""
+    if session is not None:
+        yield connection_of(session)
+        return
+    with get_engine().begin() as c:
+        yield c
+# -- intake: one transaction (end) --
 
 
 # A Core insert of the validated values over Run's defaults: a table model's constructor and

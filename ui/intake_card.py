@@ -10,7 +10,7 @@ from engine.intake.normalise import shown
 from engine.intake.service import IntakeView
 from ui.markdown import escape_inline
 
-SOURCES = {"user_input": "you said", "inference": "read from your answer",
+SOURCES = {"user_input": "you said", "inference": "inferred from your words",
            "user_confirmation": "you confirmed", "brand_profile": "brand profile"}
 
 

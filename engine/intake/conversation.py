@@ -33,6 +33,12 @@ class Conversation:
         return current_values(self.records)
 
     @property
+    def inferred(self) -> list[str]:
+        """Fields whose latest value was inferred rather than said for them."""
+        latest = {r.field: r.source for r in self.records}
+        return [f for f, src in latest.items() if src == "inference"]
+
+    @property
     def last_agent(self) -> IntakeMessage | None:
         return next((m for m in reversed(self.messages) if m.role == "agent"), None)
 
@@ -40,6 +46,7 @@ class Conversation:
         last = self.last_agent
         return IntakeTask(
             message=text, asked=list(last.asks) if last else [], known=self.values,
+            inferred=self.inferred,
             awaiting_confirmation=bool(last and last.awaiting_confirmation),
             brand_picked=self.brand is not None,
             recent=[f"{m.role}: {m.text}" for m in self.messages[-4:]])

@@ -42,14 +42,16 @@ PHRASES: tuple[Cue, ...] = (
     _cue(r"(?i:\b(?:we(?:'re|\s+are)\s+called|it'?s\s+called|is\s+called|called|named|"
          r"name\s+is|name's|i\s+run|we\s+run|i\s+own|we\s+own|i\s+manage|i\s+founded|"
          r"(?:lead|manager|owner|founder|director|head|ceo|cmo)\s+(?:at|of)|work\s+(?:at|for)|"
+         r"i(?:'m|\s+am)\s+with|"
          r"we(?:'re|\s+are)|this\s+is))\s+(?=[A-Z0-9])", "business_name"),
     _cue(r"(?i:\b(?:we|i)\s+(?:sell|make|bake|brew|roast|provide|run|design|build|teach|"
          r"repair|create|produce|do))\b\s+(?=[a-z0-9])(?!the\b)", "sells", "products"),
     _cue(r"(?i:\b(?:we(?:'re|\s+are)|it(?:'s|\s+is)|i(?:'m|\s+am))\s+(?:a|an)\b)\s+(?=[a-z])",
          "sells"),
-    # "Quick intro: Saltmarsh Ceramics, a pottery studio": a name that opens a sentence (or
-    # follows a colon) and is described right after it.
-    _cue(r"(?:^|(?<=:\s))(?=[A-Z0-9][\w&'’.-]*(?:\s+(?:&\s+)?[A-Z0-9][\w&'’.-]*)*,\s+an?\s+[a-z])",
+    # "Quick intro: Saltmarsh Ceramics, a pottery studio", "Spoke & Chain is a bike shop": a
+    # name that opens a sentence (or follows a colon) and is described right after it.
+    _cue(r"(?:^|(?<=:\s))(?=[A-Z0-9][\w&'’.-]*(?:\s+(?:&\s+)?[A-Z0-9][\w&'’.-]*)*"
+         r"(?:,|\s+is)\s+an?\s+[a-z])",
          "business_name"),
     _cue(r"(?i:\b(?:products?|services?|items?)\s+to\s+(?:feature|promote|push|highlight|show)"
          r"(?:\s+are|\s*:)?)\s*", "products"),
@@ -75,6 +77,7 @@ PHRASES: tuple[Cue, ...] = (
     _cue(r"(?i:\b(?:based|located|headquartered)\s+(?:in|out\s+of)|\bwe(?:'re|\s+are)\s+"
          r"(?:over\s+|out\s+|up\s+|down\s+)?in)\s+", "region"),
     _cue(r"\b[Ii]n(?=\s+[A-Z])\s+", "region"),
+    _cue(r"\b(?:[Bb]ased\s+)?from(?=\s+[A-Z])\s+", "region"),  # "a skincare brand from Seoul"
     _cue(r"(?i:\b(?:(?:the\s+|our\s+|main\s+|campaign\s+)?(?:goal|aim|objective)\s+(?:is|would\s+"
          r"be)(?:\s+to)?|(?:we|i)(?:'d|\s+would)?\s+(?:really\s+)?(?:want|like|need|hope|love)"
          r"\s+to|we'd\s+like|(?:we|i)\s+(?:want|need)(?!\s+to\b)|(?:we|i)(?:'re|\s+are|'m|\s+am)\s+(?:hoping|trying|looking|aiming)"
@@ -104,7 +107,7 @@ GENERIC = re.compile(r"(?:(?:plan|run|start|create|set\s+up|do|make|launch|build
                      r"with|help\s+with|work\s+on|talk\s+about)\s+)?(?:an?\s+|some\s+|my\s+|"
                      r"our\s+|the\s+)?(?:new\s+)?(?:influencer\s+|marketing\s+|social\s+media\s+)*"
                      r"(?:campaign|marketing|influencers)(?:\s+(?:with\s+you|please|for\s+us|for"
-                     r"\s+my\s+business))?", re.I)
+                     r"\s+my\s+business|for\s+(?:my|our)\s+[\w-]+))?", re.I)
 PREAMBLE = re.compile(r"^(?:(?:hi|hello|hey|good\s+(?:morning|afternoon|evening))(?:\s+there)?"
                       r"[!,.\s]*)?(?:(?:i|we)\s*(?:'d|\s+would)?\s*(?:want|need|like|'m\s+"
                       r"looking|am\s+looking)\s+to\s+)?", re.I)

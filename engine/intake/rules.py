@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+from engine.intake.business_type import trade_of
 from engine.intake.cues import (
     CHANNEL_CONTEXT,
     CORRECTION,
@@ -40,12 +41,20 @@ def extract(task: IntakeTask) -> ExtractionOut:
     found: list[ExtractedValue] = []
     used: list[tuple[int, int]] = []
 
-    def add(field: str, value: str, source: str, span: tuple[int, int] | None = None) -> None:
+    def add(field: str, value: str, source: str, span: tuple[int, int] | None = None) -> str:
+        """Record a value; returns its source ("" when nothing was recorded)."""
         value = value.strip(" ,;:-\n")
+        if field == "sells":
+            # "a small yoga studio" is the business's kind: it sells its trade (yoga).
+            trade = trade_of(value)
+            if trade is not None:
+                value, source = trade, "inference"
         if value:
             found.append(ExtractedValue(field=field, value=value, source=source))  # type: ignore[arg-type]
             if span:
                 used.append(span)
+            return source
+        return ""
 
     brand = _BRAND_REF.search(text)
     if brand:
@@ -56,13 +65,23 @@ def extract(task: IntakeTask) -> ExtractionOut:
     _dates(text, task, found, add, used)
     for m in re.finditer(r"\b(\d{1,2})\s+(?:creators|influencers)\b", text, re.I):
         add("num_creators", m.group(1), "user_input", m.span())
-    if not found and not brand:
-        _answer(text, task, add)
+    if not brand and all(spec(v.field).self_evident or v.field == "region" for v in found):
+        # No field was named in words: the text answers the question asked (before any
+        # amount, channel or date said with it: "get 50 people in, budget 1500, June").
+        _answer(text, task, add, typed=any(spec(v.field).self_evident for v in found))
+    found = _said_over_inferred(found)
     confirms = (task.awaiting_confirmation and not found and not brand
                 and bool(YES.match(text)) and not re.search(r"\b(?:but|except|change)\b",
                                                             text, re.I))
     return ExtractionOut(values=found, confirms=confirms,
                          brand=brand.group(1) if brand else None)
+
+
+def _said_over_inferred(found: list[ExtractedValue]) -> list[ExtractedValue]:
+    """A field said in words in this message replaces what was inferred for it in the same
+    message ("Ironside, a climbing gym. We sell day passes": day passes)."""
+    said = {v.field for v in found if v.source == "user_input"}
+    return [v for v in found if v.source == "user_input" or v.field not in said]
 
 
 def _pick(fields: tuple[str, ...], task: IntakeTask, found_now: set[str]) -> str:
@@ -72,7 +91,7 @@ def _pick(fields: tuple[str, ...], task: IntakeTask, found_now: set[str]) -> str
         if f in task.asked:
             return f
     for f in fields:
-        if f not in task.known and f not in found_now:
+        if (f not in task.known or f in task.inferred) and f not in found_now:
             return f
     return fields[0]
 
@@ -91,15 +110,16 @@ def _phrases(text: str, task: IntakeTask, add) -> None:  # type: ignore[no-untyp
                 continue  # amounts, channels and dates are read by their own readers
             value, span = _value_for(field, raw, cue)
             if value and (field != "goal" or _is_goal(value)):
-                add(field, value, cue.source, (s0 + end + span[0], s0 + end + span[1]))
-                done.add(field)
+                if add(field, value, cue.source,
+                       (s0 + end + span[0], s0 + end + span[1])) != "inference":
+                    done.add(field)
                 if field == "business_name":
                     after = raw[span[1]:]
                     m = SELLS_AFTER_NAME.match(after)
                     if m and "sells" not in done:
                         desc = _until_place(after[m.end():])
-                        add("sells", desc, "user_input")
-                        done.add("sells")
+                        if add("sells", desc, "user_input") != "inference":
+                            done.add("sells")
 
 
 def _is_goal(value: str) -> bool:
@@ -264,9 +284,17 @@ def _is_date(m: re.Match[str], text: str) -> bool:
     return month[0].isupper() or bool(re.search(r"\d", word))
 
 
-def _answer(text: str, task: IntakeTask, add) -> None:  # type: ignore[no-untyped-def]
-    """A message that names no field answers the question asked: the first text field."""
+def _answer(text: str, task: IntakeTask, add, *, typed: bool = False) -> None:  # type: ignore[no-untyped-def]
+    """A message that names no field answers the question asked: the first text field.
+    `typed`: amounts, channels or dates were read from it too; then only the words before
+    them answer, and only when there are some."""
     core = PREAMBLE.sub("", text).strip(" .!")
+    if typed:
+        m = _TYPED_TAIL.search(core)
+        if not m or len(core[:m.start()].split()) < 2:
+            return
+        core = core[:m.start()].strip(" .!,;")
+        text = core
     if text.endswith("?") or not core or GENERIC.fullmatch(core):
         return
     if YES.match(text) and len(text.split()) <= 4:
@@ -278,9 +306,12 @@ def _answer(text: str, task: IntakeTask, add) -> None:  # type: ignore[no-untype
         value = re.sub(r"^(?:(?:it'?s|we'?re|we are|they'?re|mostly|mainly|um+|well|"
                        r"our \w+ (?:is|are))\s+)+", "", text, flags=re.I)
         if field == "business_name":
+            value = _until_place(value) or value  # "Petal & Stem, in Wellington"
             m = NAME.fullmatch(value.strip(" .!"))
             if not m or len(value.split()) > 6:
                 return
+        if field == "region" and re.search(r"\d", value):
+            return  # "sell 300 subscriptions" is no place
         if fs.kind == "text":
             value = _trim(value) or value
         add(field, value, "inference")

@@ -38,6 +38,9 @@ class IntakeTask(BaseModel):
     """The fields the agent's last message asked for."""
     known: dict[str, Any] = Field(default_factory=dict)
     """The card so far (field -> value)."""
+    inferred: list[str] = Field(default_factory=list)
+    """Fields in `known` that were inferred, not said for the field (a business's kind read
+    as what it sells): a value the person then gives for them replaces it."""
     awaiting_confirmation: bool = False
     brand_picked: bool = False
     recent: list[str] = Field(default_factory=list)

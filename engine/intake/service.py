@@ -8,12 +8,12 @@ from datetime import date, datetime
 from typing import Any
 
 from pydantic import BaseModel
-from sqlmodel import col, select
+from sqlmodel import Session, col, select
 
 from db.intake_tables import Intake
 from db.session import session_scope
 from engine import service as run_service
-from engine.errors import InvalidInput, InvalidState, ServiceError
+from engine.errors import InvalidInput, InvalidState, ServiceError, StaleRun
 from engine.intake import store
 from engine.intake.agent import GREETING, AgentTurn, fields_to_ask
 from engine.intake.card import (
@@ -150,16 +150,31 @@ def send_message(*, intake_id: int, text: str, actor: str,
     updates: dict[str, Any] = {"label": str(values.get("business_name", row.label))[:200]}
     if picked:
         updates["brand_id"] = picked.id
-    after: list[AgentTurn] = []
-    if turn.signal is not None:
-        turn, after, done = _complete(row, values, actor=actor, brand=picked or conv.brand,
-                                      turn=turn, at=now)
-        updates.update(done)
-    with session_scope() as s:
-        fresh = s.get(Intake, intake_id)
-        assert fresh is not None
-        store.save_turn(s, fresh, index=len(conv.messages), text=text, records=records,
-                        turn=turn, at=now, updates=updates, after=after)
+    turn_at = {"index": len(conv.messages), "text": text, "records": records, "at": now}
+    try:
+        # One transaction: the brand, the campaign run and the confirming turn are committed
+        # together or not at all (a crash between them used to leave a brand without its run,
+        # or a started run while the chat still asked for confirmation).
+        with session_scope() as s:
+            fresh = s.get(Intake, intake_id)
+            assert fresh is not None
+            after: list[AgentTurn] = []
+            if turn.signal is not None:
+                after, done = _complete(s, fresh, values, actor=actor,
+                                        brand=picked or conv.brand, at=now)
+                updates.update(done)
+            store.save_turn(s, fresh, **turn_at, turn=turn, updates=updates, after=after)
+    except ServiceError as exc:
+        if isinstance(exc, StaleRun) or turn.signal is None:
+            raise
+        # Refused (a name taken meanwhile, a budget out of range): everything above was
+        # rolled back; the turn is kept with the refusal as the agent's question instead.
+        refusal = AgentTurn(reply=f"I could not start the campaign: {exc} What should I "
+                            "change?", awaiting_confirmation=False)
+        with session_scope() as s:
+            fresh = s.get(Intake, intake_id)
+            assert fresh is not None
+            store.save_turn(s, fresh, **turn_at, turn=refusal, updates=updates)
     return get_intake(intake_id)
 
 
@@ -175,30 +190,26 @@ def _campaign_input(values: dict[str, Any], brand_id: int, brand_name: str,
             "num_creators": values.get("num_creators") or DEFAULT_CREATORS}
 
 
-def _complete(row: Intake, values: dict[str, Any], *, actor: str, brand: BrandOut | None,
-              turn: AgentTurn, at: datetime) -> tuple[AgentTurn, list[AgentTurn], dict[str, Any]]:
-    """Act on the completion signal: save the brand (unless one was picked), start the
-    campaign. A refusal (a name taken meanwhile, a budget out of range) becomes the agent's
-    question instead, and nothing is started."""
-    try:
-        parse_input(CampaignInput, _campaign_input(values, 1, str(values["business_name"]),
-                                                   str(values.get("audience", ""))))
-        if brand is None:
-            brand = create_brand(data=BrandIn(
-                name=values["business_name"], service_type=values["sells"],
-                audience=values["audience"], voice=values["voice"],
-                products=values["products"], avoid_claims=values["banned_claims"],
-                location=values["region"]), actor=actor)
-        run_id = run_service.start_run(kind="campaign", actor=actor, input=_campaign_input(
-            values, brand.id, brand.name, brand.audience))
-    except ServiceError as exc:
-        return AgentTurn(reply=f"I could not start the campaign: {exc} What should I change?",
-                         awaiting_confirmation=False), [], {}
+def _complete(s: Session, row: Intake, values: dict[str, Any], *, actor: str,
+              brand: BrandOut | None, at: datetime) -> tuple[list[AgentTurn], dict[str, Any]]:
+    """Act on the completion signal in the caller's transaction: save the brand (unless one
+    was picked) and start the campaign. A refusal raises ServiceError (the caller rolls the
+    whole turn back and asks instead)."""
+    parse_input(CampaignInput, _campaign_input(values, 1, str(values["business_name"]),
+                                               str(values.get("audience", ""))))
+    if brand is None:
+        brand = create_brand(data=BrandIn(
+            name=values["business_name"], service_type=values["sells"],
+            audience=values["audience"], voice=values["voice"],
+            products=values["products"], avoid_claims=values["banned_claims"],
+            location=values["region"]), actor=actor, session=s)
+    run_id = run_service.start_run(kind="campaign", actor=actor, session=s, input=_campaign_input(
+        values, brand.id, brand.name, brand.audience))
     card = to_confirmed(values, intake_id=row.id, brand_id=brand.id, at=at)  # type: ignore[arg-type]
     started = AgentTurn(reply=f"Campaign started: run {run_id}, at its first stage (the brief). "
                         "You'll review each stage's draft before it moves on.")
-    return turn, [started], {"status": "done", "run_id": run_id, "brand_id": brand.id,
-                             "card": card.model_dump(mode="json")}
+    return [started], {"status": "done", "run_id": run_id, "brand_id": brand.id,
+                       "card": card.model_dump(mode="json")}
 
 
 def list_open(limit: int = 20) -> list[IntakeSummary]:

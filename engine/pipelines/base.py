@@ -113,9 +113,10 @@ class Pipeline:
     hooks: Any = None
     """engine.team.record.TeamHooks or None: on_open(tx, plan) when a step opens and
     on_commit(tx, plan, run, step, result, decision) in its commit's transaction."""
-    check_input: Callable[[Any], None] | None = None
-    """(validated input) -> None, raising InvalidInput for what the input model cannot check
-    alone because it needs the database (a brand id that names no brand)."""
+    check_input: Callable[[Any, Any], None] | None = None
+    """(validated input, session or None) -> None, raising InvalidInput for what the input
+    model cannot check alone because it needs the database (a brand id that names no brand);
+    the session is the caller's transaction when the run is started inside one."""
 
     def context_for_review(self, session: Any, run_input: dict[str, Any],
                            stage: str) -> dict[str, Any]:

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from testkit.app_server import AppServer, app_sharing_database, playwright_expect
+from testkit.browser import full_page_shot
 
 expect = playwright_expect()
 WAIT = 30_000
@@ -47,16 +48,7 @@ def _sign(page, app: AppServer, name: str = "Dr. Lee") -> None:  # type: ignore[
 
 
 def _shot(page, artifacts: Path, name: str) -> None:  # type: ignore[no-untyped-def]
-    page.wait_for_timeout(500)
-    size = page.viewport_size
-    tall = page.evaluate("() => Math.max(...[...document.querySelectorAll("
-                         "'[data-testid=stMain], [data-testid=stMainBlockContainer]')]"
-                         ".map(e => e.scrollHeight), 0)")
-    page.set_viewport_size({"width": size["width"], "height": max(size["height"],
-                                                                  min(tall + 80, 5000))})
-    page.wait_for_timeout(300)
-    page.screenshot(path=str(artifacts / f"{name}.png"))
-    page.set_viewport_size(size)
+    full_page_shot(page, artifacts / f"{name}.png", max_height=5000)
 
 
 FLAGGED = ("# Sleep plan\n\n## Steps\n\n1. Keep a regular bedtime.\n"

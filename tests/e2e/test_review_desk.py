@@ -17,6 +17,7 @@ from testkit.app_server import (
     using_database,
     wait_status,
 )
+from testkit.browser import full_page_shot
 
 expect = playwright_expect()
 
@@ -49,18 +50,7 @@ def _sign_in(page, name: str = REVIEWER) -> None:  # type: ignore[no-untyped-def
 
 
 def _shot(page, artifacts: Path, name: str) -> None:  # type: ignore[no-untyped-def]
-    """The whole page: Streamlit scrolls inside its main block, so the viewport is made as
-    tall as that block for the picture."""
-    page.wait_for_timeout(400)  # let charts and fonts settle
-    size = page.viewport_size
-    tall = page.evaluate("() => Math.max(...[...document.querySelectorAll("
-                         "'[data-testid=stMain], [data-testid=stMainBlockContainer]')]"
-                         ".map(e => e.scrollHeight), 0)")
-    height = max(size["height"], min(tall + 80, 6000))
-    page.set_viewport_size({"width": size["width"], "height": height})
-    page.wait_for_timeout(300)
-    page.screenshot(path=str(artifacts / f"{name}.png"))
-    page.set_viewport_size(size)
+    full_page_shot(page, artifacts / f"{name}.png", max_height=6000)
 
 
 def test_start_edit_approve_and_find_it_in_the_queue(page, app: AppServer, artifacts: Path) -> None:  # type: ignore[no-untyped-def]

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from testkit.app_server import AppServer, app_sharing_database, playwright_expect, wait_status
+from testkit.browser import full_page_shot
 
 expect = playwright_expect()
 WAIT = 30_000
@@ -35,16 +36,7 @@ def _tab(browser, app: AppServer, name: str):  # type: ignore[no-untyped-def]
 
 
 def _shot(page, artifacts: Path, name: str) -> None:  # type: ignore[no-untyped-def]
-    page.wait_for_timeout(400)
-    size = page.viewport_size
-    tall = page.evaluate("() => Math.max(...[...document.querySelectorAll("
-                         "'[data-testid=stMain], [data-testid=stMainBlockContainer]')]"
-                         ".map(e => e.scrollHeight), 0)")
-    page.set_viewport_size({"width": size["width"], "height": max(size["height"],
-                                                                  min(tall + 80, 6000))})
-    page.wait_for_timeout(300)
-    page.screenshot(path=str(artifacts / f"{name}.png"))
-    page.set_viewport_size(size)
+    full_page_shot(page, artifacts / f"{name}.png", max_height=6000)
 
 
 def test_two_person_approval_in_the_browser(browser, app: AppServer, worker_started: None,  # type: ignore[no-untyped-def]

@@ -187,13 +187,16 @@ def get_brand(brand_id: int) -> BrandOut:
     return b
 
 
-def check_brand(campaign: Any) -> None:
+def check_brand(campaign: Any, session: Session | None = None) -> None:
     """A campaign names a brand that exists: without it every draft and check would run on a
-    name alone (brand 999 once gave a brief titled "Why Nope: our products")."""
-    with session_scope() as s:
-        brand = load_brand(s, campaign.brand_id)
-        known = ", ".join(f"{b.id} {b.name}" for b in s.exec(
-            select(Brand).order_by(col(Brand.id)).limit(10))) if brand is None else ""
+    name alone (brand 999 once gave a brief titled "Why Nope: our products"). With `session`,
+    a brand created earlier in that same transaction counts (the intake's confirmation)."""
+    if session is None:
+        with session_scope() as s:
+            return check_brand(campaign, s)
+    brand = load_brand(session, campaign.brand_id)
+    known = ", ".join(f"{b.id} {b.name}" for b in session.exec(
+        select(Brand).order_by(col(Brand.id)).limit(10))) if brand is None else ""
     if brand is None:
         raise InvalidInput(
             f"There is no brand with id {campaign.brand_id} (brands: {known or 'none yet'}). "
@@ -201,19 +204,24 @@ def check_brand(campaign: Any) -> None:
             "`python -m engine intake`.", {"brand_id": "no brand has this id"})
 
 
-def create_brand(*, data: BrandIn | dict[str, Any], actor: str = "") -> BrandOut:
-    """Validate and save a new brand; InvalidInput names each bad field."""
+def create_brand(*, data: BrandIn | dict[str, Any], actor: str = "",
+                 session: Session | None = None) -> BrandOut:
+    """Validate and save a new brand; InvalidInput names each bad field. With `session` the
+    brand is written in the caller's transaction (committed or rolled back with the rest of
+    it: the intake saves a brand, its campaign and the confirming turn as one)."""
     brand = _parse(data)
-    with session_scope() as s:
-        ensure_samples(s)
-        if _name_taken(s, brand.name):
-            raise InvalidInput(f"A brand called {brand.name!r} exists already.",
-                               {"name": "is already used by another brand"})
-        row = Brand(**brand.model_dump(), slug=_unique_slug(s, brand.name),
-                    created_by=clean_text(actor)[:120])
-        s.add(row)
-        s.flush()
-        return _out(row)
+    if session is None:
+        with session_scope() as s:
+            return create_brand(data=brand, actor=actor, session=s)
+    ensure_samples(session)
+    if _name_taken(session, brand.name):
+        raise InvalidInput(f"A brand called {brand.name!r} exists already.",
+                           {"name": "is already used by another brand"})
+    row = Brand(**brand.model_dump(), slug=_unique_slug(session, brand.name),
+                created_by=clean_text(actor)[:120])
+    session.add(row)
+    session.flush()
+    return _out(row)
 
 
 def update_brand(*, brand_id: int, data: BrandIn | dict[str, Any]) -> BrandOut:

@@ -1,0 +1,25 @@
+"""Helpers the browser tests share (Playwright pages driven against testkit.app_server)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+# Streamlit scrolls inside its main block, not the document: the page's own height is the
+# viewport's, so a full_page screenshot would cut everything below the fold.
+_MAIN_HEIGHT = ("() => Math.max(...[...document.querySelectorAll("
+                "'[data-testid=stMain], [data-testid=stMainBlockContainer]')]"
+                ".map(e => e.scrollHeight), 0)")
+
+
+def full_page_shot(page: Any, path: Path, *, max_height: int = 7000, settle_ms: int = 400) -> None:
+    """Screenshot the whole Streamlit page: the viewport is made as tall as the main block
+    (up to max_height) for the picture, then restored."""
+    page.wait_for_timeout(settle_ms)  # let charts and fonts settle
+    size = page.viewport_size
+    tall = page.evaluate(_MAIN_HEIGHT)
+    page.set_viewport_size({"width": size["width"],
+                            "height": max(size["height"], min(tall + 80, max_height))})
+    page.wait_for_timeout(300)
+    page.screenshot(path=str(path))
+    page.set_viewport_size(size)
