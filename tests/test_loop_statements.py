@@ -11,11 +11,10 @@ row. If a change here is deliberate, update the numbers and say why in the commi
 from __future__ import annotations
 
 import re
-
-import pytest
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+import pytest
 from sqlalchemy import event
 
 from db.session import get_engine
