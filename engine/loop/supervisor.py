@@ -328,8 +328,9 @@ class Supervisor:
             raise LeaseLost()
         step = StepOut()
         detail = apply(tx, run, step, plan, result)
-        FINISH_STEP.run(c, {"b_step": plan.step_id, "b_now": utcnow(), "b_detail": detail,
-                            "b_draft": step.draft_id})
+        if FINISH_STEP.run(c, {"b_step": plan.step_id, "b_now": utcnow(), "b_detail": detail,
+                               "b_draft": step.draft_id}) != 1:
+            raise LeaseLost()  # abandoned: another drive of the run (any worker) took it over
         events = [StepEvent(plan.run_id, plan.seq, plan.node, "done", run.iteration,
                             run.stage, detail)]
         seq = plan.seq
