@@ -18,7 +18,7 @@ import tempfile
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -91,6 +91,7 @@ def _queries(big_run_id: int | None) -> list[dict[str, Any]]:
         ("filtered table for CSV (90 d)", lambda: ops.table(quarter)),
     ]
     rows = [_row(f"Costs query: {name}", _time(fn), QUERY_TARGET_S) for name, fn in cases]
+    rows += _calibration_queries(today)
     if big_run_id is not None:
         def trace_page_data() -> None:
             t = traces.load_trace(big_run_id)
@@ -102,6 +103,20 @@ def _queries(big_run_id: int | None) -> list[dict[str, Any]]:
                          _time(lambda: trace_events.to_jsonl(big_run_id), 3), None))
         rows.append(_row("Traces: OTLP export of the 500-call run",
                          _time(lambda: otlp.to_otlp(big_run_id), 3), None))
+    return rows
+
+
+def _calibration_queries(today: date) -> list[dict[str, Any]]:
+    """The Calibration page's two queries (its table and chart, its worst versions) over what
+    people did in the page's default window and over all time."""
+    from engine import calibration
+
+    month = datetime.combine(today - timedelta(days=29), datetime.min.time(), tzinfo=UTC)
+    rows = []
+    for label, since in (("30 d", month), ("all time", None)):
+        rows.append(_row(f"Calibration: both queries ({label})", _time(
+            lambda s=since: (calibration.calibration(since=s),
+                             calibration.disagreements(10, since=s)), 3), None))
     return rows
 
 

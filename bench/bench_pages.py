@@ -19,11 +19,12 @@ import statistics
 import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from bench._harness import Row, database, log
+from testkit.trace_click import call_bar, open_trace, wait_call_shown
 
 ROOT = Path(__file__).resolve().parent.parent
 SIZES = {"small": (100_000, 5_000), "full": (1_000_000, 50_000)}
@@ -35,6 +36,7 @@ CALL = 0.5  # a call's details after the click
 FILTER = 1.0
 DONE = "!document.querySelector('[data-testid=\"stStatusWidget\"]')"
 CHART = ".js-plotly-plot .main-svg"
+BASELINE = "Baseline: the Start page's form"
 TABLE = "[data-testid='stDataFrame'], [data-testid='stTable'], .stMarkdown table"
 
 
@@ -48,8 +50,11 @@ class PageCase:
     cold_goal: float = FIRST
 
 
-def cases(run_id: int, big_run_id: int) -> list[PageCase]:
+def cases(big_run_id: int) -> list[PageCase]:
     return [
+        # The app's shell alone (sidebar, navigation) on its lightest page: what any page
+        # costs at this moment's load, the baseline the others are set against.
+        PageCase(BASELINE, "start", "[data-testid='stForm']"),
         PageCase("Costs", "costs", CHART),
         PageCase("Queue", "queue", "a[href*='run=']", QUEUE, QUEUE),
         PageCase("Traces (500-call run)", f"traces?run={big_run_id}", CHART),
@@ -57,7 +62,8 @@ def cases(run_id: int, big_run_id: int) -> list[PageCase]:
         # computed when opened).
         PageCase("Prompts", "prompts", "[data-testid='stCode']"),
         PageCase("Settings", "settings", TABLE),
-        PageCase("Run page", f"run?run={run_id}", CHART),
+        PageCase("Calibration", "calibration", CHART),
+        PageCase("Run page (500-call run)", f"run?run={big_run_id}", CHART),
     ]
 
 
@@ -92,32 +98,12 @@ def _rerun(page: Any) -> None:
 
 
 def _call_click(page: Any, base: str, big_run_id: int) -> float:
-    """From the click on a call's bar in the timeline to that call's request shown."""
-    page.goto(f"{base}/traces?run={big_run_id}")
-    _visible(page, CHART)
-    _idle(page)
-    box = page.get_by_test_id("stSelectbox").nth(1)
-    before = box.inner_text()
-    agent = page.evaluate("""() => {
-        const data = document.querySelector('.js-plotly-plot').data;
-        let best = -1;
-        data.forEach((t, i) => {
-            if (['step', 'step failed', 'error'].includes(t.meta.series)) return;
-            if (best < 0 || t.y.length > data[best].y.length) best = i;
-        });
-        return best; }""")
-    bar = page.locator(".js-plotly-plot .barlayer .trace").nth(agent).locator("path").last
-    bar.scroll_into_view_if_needed()
-
-    def shown() -> None:
-        # Looked up afresh each time: the rerun may draw the call picker anew.
-        page.wait_for_function(
-            "(old) => { const b = document.querySelectorAll('[data-testid=\"stSelectbox\"]')[1];"
-            " return b && b.innerText !== old; }", arg=before, timeout=WAIT_MS)
-        page.get_by_text("Request", exact=True).first.wait_for(timeout=WAIT_MS)
-        _idle(page)
-
-    return _timed(lambda: bar.click(force=True), shown)
+    """From the click on a call's bar in the timeline to that call's details drawn (the same
+    click as tests/e2e/test_ops_browser.py's: testkit/trace_click.py)."""
+    open_trace(page, base, big_run_id, WAIT_MS)
+    bar, call_id = call_bar(page)
+    return _timed(lambda: bar.click(force=True),
+                  lambda: wait_call_shown(page, call_id, WAIT_MS))
 
 
 def _costs_filter(page: Any, base: str) -> float:
@@ -159,25 +145,56 @@ def _queue_filter(page: Any, base: str) -> float:
     return _timed(lambda: page.keyboard.press("Enter"), listed)
 
 
-def _sample(got: dict[str, list[float]], name: str, measure: Callable[[], float]) -> None:
-    """One sample, logged as it lands; a measurement that fails (a page that never drew)
-    counts as infinitely slow instead of losing the others."""
-    try:
-        took = measure()
-    except Exception as exc:  # a timeout, a missing element: that page misses its goal
-        log(f"  {name}: failed: {type(exc).__name__}: {str(exc)[:200]}")
-        took = float("inf")
-    got.setdefault(name, []).append(took)
-    log(f"  {name}: {took:.2f} s")
+def _traces_window(page: Any, base: str, big_run_id: int) -> float:
+    """Widen the Traces page's window of steps by one (its slider's upper handle, arrow key):
+    from the key to the caption naming the new window and the page's script done."""
+    open_trace(page, base, big_run_id, WAIT_MS)
+    caption = page.get_by_text("Steps 1–25 of").first
+    caption.wait_for(timeout=WAIT_MS)
+    handle = page.get_by_role("slider").nth(1)
+    handle.focus()
+
+    def widened() -> None:
+        page.get_by_text("Steps 1–26 of").first.wait_for(timeout=WAIT_MS)
+        _idle(page)
+
+    return _timed(lambda: page.keyboard.press("ArrowRight"), widened)
 
 
-def _rounds(url: str, tmp: Path, run_id: int, big_run_id: int,
-            rounds: int) -> dict[str, list[float]]:
+@dataclass
+class Samples:
+    """Each measure's times and the load average (1 min) when each was taken."""
+
+    times: dict[str, list[float]] = field(default_factory=dict)
+    loads: dict[str, list[float]] = field(default_factory=dict)
+
+    def add(self, name: str, measure: Callable[[], float]) -> None:
+        """One sample, logged as it lands; a measurement that fails (a page that never
+        drew) counts as infinitely slow instead of losing the others."""
+        try:
+            took = measure()
+        except Exception as exc:  # a timeout, a missing element: that page misses its goal
+            log(f"  {name}: failed: {type(exc).__name__}: {str(exc)[:200]}")
+            took = float("inf")
+        load = os.getloadavg()[0]
+        self.times.setdefault(name, []).append(took)
+        self.loads.setdefault(name, []).append(load)
+        log(f"  {name}: {took:.2f} s (load {load:.1f})")
+
+
+def _page_context(browser: Any, height: int = 1100) -> tuple[Any, Any]:
+    ctx = browser.new_context(viewport={"width": 1500, "height": height})
+    page = ctx.new_page()
+    page.set_default_timeout(WAIT_MS)
+    return ctx, page
+
+
+def _rounds(url: str, tmp: Path, big_run_id: int, rounds: int) -> Samples:
     from playwright.sync_api import sync_playwright
 
     from testkit.app_server import CHROMIUM, CHROMIUM_ARGS, serve
 
-    got: dict[str, list[float]] = {}
+    got = Samples()
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         try:
@@ -186,40 +203,43 @@ def _rounds(url: str, tmp: Path, run_id: int, big_run_id: int,
                            env={"DRAFTROOM_INAPP_WORKER": "0"}, timeout=120) as (base, _):
                     # The root first: a fresh server's very first request for /costs would
                     # run the page file without app.py.
-                    first = browser.new_context(viewport={"width": 1500, "height": 1100})
-                    first.new_page().goto(base)
-                    first.pages[0].get_by_text("Reviewer").first.wait_for(timeout=WAIT_MS)
-                    first.close()
-                    for case in cases(run_id, big_run_id):
-                        ctx = browser.new_context(viewport={"width": 1500, "height": 1100})
-                        page = ctx.new_page()
-                        page.set_default_timeout(WAIT_MS)
-                        _sample(got, f"{case.name}|cold", lambda p=page, c=case: _load(p, base, c))
+                    ctx, page = _page_context(browser)
+                    page.goto(base)
+                    page.get_by_text("Reviewer").first.wait_for(timeout=WAIT_MS)
+                    ctx.close()
+                    for case in cases(big_run_id):
+                        ctx, page = _page_context(browser)
+                        got.add(f"{case.name}|cold", lambda p=page, c=case: _load(p, base, c))
                         _idle(page)
-                        _sample(got, f"{case.name}|warm", lambda p=page, c=case: _load(p, base, c))
+                        got.add(f"{case.name}|warm", lambda p=page, c=case: _load(p, base, c))
                         _idle(page)
                         ctx.close()
-                    ctx = browser.new_context(viewport={"width": 1500, "height": 2300})
-                    page = ctx.new_page()
-                    page.set_default_timeout(WAIT_MS)
-                    _sample(got, "call", lambda p=page: _call_click(p, base, big_run_id))
-                    _sample(got, "costs filter", lambda p=page: _costs_filter(p, base))
-                    _sample(got, "queue filter", lambda p=page: _queue_filter(p, base))
+                    ctx, page = _page_context(browser, 2300)
+                    got.add("call", lambda p=page: _call_click(p, base, big_run_id))
+                    got.add("traces window", lambda p=page: _traces_window(p, base, big_run_id))
+                    got.add("costs filter", lambda p=page: _costs_filter(p, base))
+                    got.add("queue filter", lambda p=page: _queue_filter(p, base))
                     ctx.close()
         finally:
             browser.close()
     return got
 
 
-def _verdict(times: list[float], goal: float) -> str:
+def _verdict(got: Samples, name: str, goal: float, base: str | None = None) -> str:
+    times = got.times[name]
     med = statistics.median(times)
-    return (f"{med:.2f} s (runs: {', '.join(f'{t:.2f}' for t in times)}); goal <= {goal:g} s: "
-            + ("met" if med <= goal else "NOT met"))
+    load = statistics.median(got.loads[name])
+    ratio = ""
+    if base is not None and name != base and base in got.times:
+        ref = statistics.median(got.times[base])
+        ratio = f"; {med / ref:.1f}x the baseline" if ref and ref != float("inf") else ""
+    return (f"{med:.2f} s (runs: {', '.join(f'{t:.2f}' for t in times)}; load {load:.1f}"
+            f"{ratio}); goal <= {goal:g} s: " + ("met" if med <= goal else "NOT met"))
 
 
-def _seeded(calls: int, runs: int, db: Path) -> tuple[int, int, str]:
-    """Seed `db` unless it holds the calls already; (a finished run's id, the 500-call run's
-    id, what was done)."""
+def _seeded(calls: int, runs: int, db: Path) -> tuple[int, str]:
+    """Seed `db` unless it holds the calls already; (the 500-call run's id, what was
+    done)."""
     from sqlalchemy import text
 
     from db.session import get_engine
@@ -236,8 +256,7 @@ def _seeded(calls: int, runs: int, db: Path) -> tuple[int, int, str]:
     with get_engine().connect() as c:
         big = c.execute(text("SELECT run_id FROM llmcall GROUP BY run_id "
                              "ORDER BY count(*) DESC LIMIT 1")).scalar()
-        done = c.execute(text("SELECT max(id) FROM run WHERE status = 'approved'")).scalar()
-    return int(done or 1), int(big or 1), note
+    return int(big or 1), note
 
 
 def run(quick: bool = False, *, scale: str | None = None, db: Path | None = None,
@@ -262,22 +281,26 @@ def run(quick: bool = False, *, scale: str | None = None, db: Path | None = None
         path = db or Path(d) / "pages.db"
         url = f"sqlite:///{path}"
         with database(url):
-            run_id, big_run_id, note = _seeded(calls, runs, path)
+            big_run_id, note = _seeded(calls, runs, path)
         log(f"pages: {note}; {rounds} rounds")
-        got = _rounds(url, Path(d), run_id, big_run_id, rounds)
-    rows = [Row(b, "setup", f"{note}; median of {rounds} rounds, load average "
-                f"{os.getloadavg()[0]:.1f}", command)]
-    for case in cases(run_id, big_run_id):
-        rows.append(Row(b, f"{case.name}: first chart or table, cold",
-                        _verdict(got[f"{case.name}|cold"], case.cold_goal), command))
-        rows.append(Row(b, f"{case.name}: first chart or table, warm",
-                        _verdict(got[f"{case.name}|warm"], case.warm_goal), command))
-    rows.append(Row(b, "Traces: a call's details after the click on its bar",
-                    _verdict(got["call"], CALL), command))
-    rows.append(Row(b, "Costs: filter by one kind, to every chart redrawn",
-                    _verdict(got["costs filter"], FILTER), command))
-    rows.append(Row(b, "Queue: search 'exam panic', to the runs listed",
-                    _verdict(got["queue filter"], FILTER), command))
+        got = _rounds(url, Path(d), big_run_id, rounds)
+    rows = [Row(b, "setup", f"{note}; median of {rounds} rounds; load average (1 min) at "
+                f"the end {os.getloadavg()[0]:.1f}; each row: its samples' median load, and "
+                "its time against the baseline's of the same rounds", command)]
+    base = f"{BASELINE}|cold"
+    for case in cases(big_run_id):
+        for temp, goal in (("cold", case.cold_goal), ("warm", case.warm_goal)):
+            name = f"{case.name}|{temp}"
+            rows.append(Row(b, f"{case.name}: first chart or table, {temp}",
+                            _verdict(got, name, goal, base if temp == "cold" else
+                                     f"{BASELINE}|warm"), command))
+    for name, what, goal in (
+            ("call", "Traces: a call's details after the click on its bar", CALL),
+            ("traces window", "Traces: widen the window of steps by one, to the timeline "
+             "redrawn", FILTER),
+            ("costs filter", "Costs: filter by one kind, to every chart redrawn", FILTER),
+            ("queue filter", "Queue: search 'exam panic', to the runs listed", FILTER)):
+        rows.append(Row(b, what, _verdict(got, name, goal, f"{BASELINE}|warm"), command))
     return rows
 
 

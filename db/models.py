@@ -322,6 +322,13 @@ QUEUE_INDEXES = (
     Index("ix_run_created_by", Run.created_by),
     Index("ix_humanaction_actor", HumanAction.actor),
 )
+# -- scale (issue 15, Calibration at 1M calls): what people did in a date window (covering),
+# the people's own versions by date, and a critic's prompt version in a run by one seek.
+CALIBRATION_INDEXES = (
+    Index("ix_humanaction_at", HumanAction.at, HumanAction.action, HumanAction.draft_id),
+    Index("ix_draft_author_kind", Draft.author_kind, Draft.created_at),
+    Index("ix_llmcall_run_agent", LLMCall.run_id, LLMCall.agent, LLMCall.prompt_version),
+)
 
 
 # -- realmodel (issue 16): what a server can do, and every HTTP request of a model call -------

@@ -6,18 +6,25 @@ back or reject low.
 
 Two SQL queries, whatever the size of the database: one GROUP BY for the table and chart, one
 ORDER BY ... LIMIT for the versions where critic and people disagreed most. Only agents'
-versions count (a critic scoring a person's own edit says nothing about the critic)."""
+versions count (a critic scoring a person's own edit says nothing about the critic).
+
+Both read what people did since a date (`since`; the page's default is the last 30 days):
+the acts in that window by a covering index on their time, the people's own versions by one on
+(author kind, time), and each score's prompt version by one seek into the calls of its run
+(migration 0013), so the work grows with the window, not with the history."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Literal
 
 from pydantic import BaseModel
-from sqlalchemy import text
+from sqlalchemy import DateTime, TextClause, bindparam, text
 
 from db.session import get_engine
 
-__all__ = ["OUTCOMES", "CalibrationRow", "Disagreement", "calibration", "disagreements"]
+__all__ = ["OUTCOMES", "CalibrationRow", "Disagreement", "calibration", "data_version",
+           "disagreements"]
 
 Outcome = Literal["approved", "overridden", "edited", "sent back", "rejected"]
 OUTCOMES: tuple[Outcome, ...] = ("approved", "overridden", "edited", "sent back", "rejected")
@@ -36,38 +43,40 @@ _OUTCOMES = """
               ELSE 'rejected' END AS outcome,
          NULL AS kept
     FROM humanaction a
-   WHERE a.draft_id IS NOT NULL
+   WHERE a.at >= :since AND a.draft_id IS NOT NULL
      AND (a.action LIKE 'approve%' OR a.action IN ('revise', 'reject'))
   UNION ALL
   SELECT h.parent_id, 'edited', h.edit_ratio
     FROM draft h
-   WHERE h.author_kind = 'human' AND h.parent_id IS NOT NULL
+   WHERE h.author_kind = 'human' AND h.created_at >= :since AND h.parent_id IS NOT NULL
 """
 
 # The critic's prompt version for a score: the newest its calls in that run used (a run
-# keeps its prompts unless someone saves a new version mid-run), from one GROUP BY over the
-# calls joined once (a lookup per score row cost three times as much).
-_PROMPTS = """
-  LEFT JOIN (SELECT run_id, agent, MAX(prompt_version) AS pv FROM llmcall
-              GROUP BY run_id, agent) p ON p.run_id = d.run_id AND p.agent = s.source
-"""
+# keeps its prompts unless someone saves a new version mid-run): one seek into the covering
+# index ix_llmcall_run_agent per score. (A GROUP BY over every call, joined once, read the
+# whole call log: 1,000,000 rows for a page that shows a month.)
+_PROMPT = """(SELECT MAX(c.prompt_version) FROM llmcall c
+                WHERE c.run_id = d.run_id AND c.agent = s.source)"""
 
 _PEOPLE = """
   CASE o.outcome WHEN 'approved' THEN 1.0 WHEN 'overridden' THEN 1.0
                  WHEN 'edited' THEN COALESCE(o.kept, 0.5) ELSE 0.0 END
 """
 
+# The window's outcomes drive the joins: CROSS JOIN fixes SQLite's join order (PostgreSQL
+# plans it as any inner join). Left to itself, SQLite started from every agent-written draft
+# (by ix_draft_author_kind) and every score of theirs: 1.4M rows for a 30-day window.
 _ROWS = f"""
-SELECT s.source AS critic, s.name AS score, d.kind AS kind, p.pv AS prompt_version,
+SELECT s.source AS critic, s.name AS score, r.kind AS kind, {_PROMPT} AS prompt_version,
        o.outcome AS outcome, s.value AS value, o.kept AS kept,
        ABS(s.value - {_PEOPLE}) AS disagreement, d.run_id AS run_id, d.version AS version,
-       d.title AS title
+       r.title AS title
   FROM ({_OUTCOMES}) o
-  JOIN (SELECT dd.id, dd.run_id, dd.version, r.kind, r.title FROM draft dd
-          JOIN run r ON r.id = dd.run_id WHERE dd.author_kind = 'agent') d ON d.id = o.draft_id
-  JOIN score s ON s.draft_id = d.id
-  {_PROMPTS}
- WHERE s.source <> '' AND s.source <> 'checks'
+  CROSS JOIN draft d
+  CROSS JOIN run r
+  CROSS JOIN score s
+ WHERE d.id = o.draft_id AND d.author_kind = 'agent' AND r.id = d.run_id
+   AND s.draft_id = d.id AND s.source <> '' AND s.source <> 'checks'
 """
 
 _GROUPS = f"""
@@ -116,22 +125,52 @@ class Disagreement(BaseModel):
     disagreement: float
 
 
-def calibration() -> list[CalibrationRow]:
-    """Per critic, score, kind, prompt version and outcome: how many versions, their mean
-    score, how much of the edited ones people kept, and the mean disagreement."""
+EPOCH = datetime(1970, 1, 1)
+"""`since` for "everything": a bound date keeps one query shape on both databases."""
+
+
+def _query(sql: str) -> TextClause:
+    # Bound as the columns' own type: SQLite compares the stored text form, PostgreSQL a
+    # timestamp.
+    return text(sql).bindparams(bindparam("since", type_=DateTime()))
+
+
+def _since(since: datetime | None) -> datetime:
+    """Naive UTC, as the columns store it."""
+    if since is None:
+        return EPOCH
+    return since.astimezone(UTC).replace(tzinfo=None) if since.tzinfo else since
+
+
+def data_version() -> tuple[int, int]:
+    """What the figures depend on changes only with a new act or a new version (scores are
+    written before anyone can act on a version): the newest of each, two lookups at the end
+    of their primary keys. A cache keyed on it is never stale and costs nothing to check."""
     with get_engine().connect() as conn:
-        rows = conn.execute(text(_GROUPS)).mappings().all()
+        acts = conn.execute(text("SELECT MAX(id) FROM humanaction")).scalar()
+        drafts = conn.execute(text("SELECT MAX(id) FROM draft")).scalar()
+    return int(acts or 0), int(drafts or 0)
+
+
+def calibration(since: datetime | None = None) -> list[CalibrationRow]:
+    """Per critic, score, kind, prompt version and outcome: how many versions, their mean
+    score, how much of the edited ones people kept, and the mean disagreement; over what
+    people did since `since` (UTC; None: ever)."""
+    with get_engine().connect() as conn:
+        rows = conn.execute(_query(_GROUPS), {"since": _since(since)}).mappings().all()
     order = {o: i for i, o in enumerate(OUTCOMES)}
     out = [CalibrationRow.model_validate(dict(r)) for r in rows]
     return sorted(out, key=lambda r: (r.critic, r.score, r.kind, r.prompt_version or 0,
                                       order[r.outcome]))
 
 
-def disagreements(limit: int = 10, kind: str | None = None) -> list[Disagreement]:
+def disagreements(limit: int = 10, kind: str | None = None,
+                  since: datetime | None = None) -> list[Disagreement]:
     """The scored versions (of one kind of run, or all) where critic and people disagreed
-    most, worst first."""
+    most, worst first; over what people did since `since` (UTC; None: ever)."""
     with get_engine().connect() as conn:
         # A bare NULL parameter has no type PostgreSQL can infer: filter only when asked.
         sql = _WORST.format(where="WHERE kind = :kind" if kind else "")
-        rows = conn.execute(text(sql), {"limit": limit, "kind": kind}).mappings().all()
+        rows = conn.execute(_query(sql), {"limit": limit, "kind": kind,
+                                          "since": _since(since)}).mappings().all()
     return [Disagreement.model_validate(dict(r)) for r in rows]

@@ -17,16 +17,17 @@ from typing import Any
 
 import pydantic_core
 from pydantic import BaseModel
-from sqlalchemy import delete, select
+from sqlalchemy import bindparam, delete, select
 from sqlalchemy.dialects import postgresql, sqlite
 
-from db.models import LiveDraft, Step, utcnow
+from db.models import LiveDraft, Run, Step, utcnow
 from db.session import get_engine
 
 WRITE_EVERY_S = 0.25
 log = logging.getLogger(__name__)
 LIVE_T = LiveDraft.__table__  # type: ignore[attr-defined]
 STEP_T = Step.__table__  # type: ignore[attr-defined]
+RUN_T = Run.__table__  # type: ignore[attr-defined]
 
 
 def readable(raw: str) -> str:
@@ -102,6 +103,37 @@ def live_draft(run_id: int) -> LiveView | None:
     if row is None:
         return None
     return LiveView(text=row[0], chars=row[1], agent=row[2], updated_at=row[3])
+
+
+class LivePoll(BaseModel):
+    """What the Run page's fast poll needs, from one statement: the run's version (changed:
+    redraw the page from a fresh read) and the live row while its step runs."""
+
+    version: int | None
+    live: LiveView | None
+
+
+# One statement per poll, four times a second per open Run page: the run's version and its live
+# row (kept only while the step that wrote it runs), never the run's heavier read model.
+_POLL = (
+    select(RUN_T.c.version, LIVE_T.c.text, LIVE_T.c.chars, LIVE_T.c.agent, LIVE_T.c.updated_at,
+           STEP_T.c.id)
+    .select_from(RUN_T.outerjoin(LIVE_T, LIVE_T.c.run_id == RUN_T.c.id)
+                 .outerjoin(STEP_T, (STEP_T.c.id == LIVE_T.c.step_id)
+                            & (STEP_T.c.status == "running")))
+    .where(RUN_T.c.id == bindparam("run_id"))
+)
+
+
+def poll(run_id: int) -> LivePoll:
+    """The run's version and the draft streaming in (None when no step of it is writing)."""
+    with get_engine().connect() as c:
+        row = c.execute(_POLL, {"run_id": run_id}).first()
+    if row is None:
+        return LivePoll(version=None, live=None)
+    live = None if row[5] is None else LiveView(text=row[1], chars=row[2], agent=row[3],
+                                                updated_at=row[4])
+    return LivePoll(version=int(row[0]), live=live)
 
 
 def clear(run_id: int) -> None:

@@ -12,6 +12,7 @@ transition needs; they do not write: the caller saves the run under its version 
        |                 |  \\--fail--> failed --retry--> queued
        |                 \\--request_halt (after the current step)
        \\--request_halt--> awaiting_review
+    queued --cancel--> rejected (no version yet) | awaiting_review (its versions as they were)
     awaiting_review --approve--> approved | queued (next stage: node "advance")
     awaiting_review | failed --reject--> rejected
 """
@@ -58,6 +59,7 @@ class HaltReason(StrEnum):
     HALTED = "halted"
     RESCORED = "rescored"
     FINAL_STAGE = "final_stage"
+    CANCELLED = "cancelled"  # stream: a queued run called off before a worker took it
 
 
 HALT_LABELS: dict[str, str] = {
@@ -68,6 +70,7 @@ HALT_LABELS: dict[str, str] = {
     HaltReason.HALTED: "halted by a person",
     HaltReason.RESCORED: "a person's edit was re-scored",
     HaltReason.FINAL_STAGE: "last stage done",
+    HaltReason.CANCELLED: "cancelled before it started",
 }
 
 
@@ -156,6 +159,21 @@ def request_halt(run: RunLike) -> None:
         run.halt_reason = HaltReason.HALTED
     else:
         run.halt_requested = True
+
+
+# -- stream (issue 16): a queued run called off before it starts ------------------------------
+def cancel(run: RunLike) -> None:
+    """A queued run called off before a worker takes it: with no version yet it is rejected
+    (there is nothing to review); queued after a person's act (a revision, a re-score, a
+    stage's approval) it goes back to review of its versions as they were."""
+    _require(run, "cancel", (RunStatus.QUEUED,))
+    if run.next_node == Node.ADVANCE:
+        run.approved_draft_id = None  # the stage waits for an approval again
+    run.status = RunStatus.REVIEW if run.current_draft_id is not None else RunStatus.REJECTED
+    run.next_node = None
+    run.halt_reason = HaltReason.CANCELLED
+    run.halt_requested = False
+# -- end stream ----------------------------------------------------------------------------------
 
 
 def retry(run: RunLike) -> None:
@@ -258,6 +276,7 @@ __all__ = [
     "RunStatus",
     "advance_stage",
     "approve",
+    "cancel",
     "claimed_values",
     "fail",
     "goto",

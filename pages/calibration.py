@@ -4,6 +4,8 @@ and the versions where they disagreed most, each one click from its Run page."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, time, timedelta
+
 import streamlit as st
 
 from db.connect import database_url
@@ -16,17 +18,30 @@ from ui.calibration_figures import (
     frame,
 )
 
-TTL = 60
+TTL = 600  # a safety net: the data version in each key already says when figures change
+WINDOWS = {"7 days": 7, "30 days": 30, "90 days": 90, "All time": None}
+DEFAULT_WINDOW = "30 days"
 
 
-@st.cache_data(ttl=TTL, show_spinner=False)
-def _rows(url: str) -> list[calibration.CalibrationRow]:
-    return calibration.calibration()
+@st.cache_data(ttl=TTL, show_spinner=False, max_entries=16)
+def _rows(url: str, version: tuple[int, int],
+          since: datetime | None) -> list[calibration.CalibrationRow]:
+    return calibration.calibration(since=since)
 
 
-@st.cache_data(ttl=TTL, show_spinner=False)
-def _worst(url: str, limit: int, kind: str | None) -> list[calibration.Disagreement]:
-    return calibration.disagreements(limit=limit, kind=kind)
+@st.cache_data(ttl=TTL, show_spinner=False, max_entries=32)
+def _worst(url: str, version: tuple[int, int], limit: int, kind: str | None,
+           since: datetime | None) -> list[calibration.Disagreement]:
+    return calibration.disagreements(limit=limit, kind=kind, since=since)
+
+
+def _since(window: str) -> datetime | None:
+    """The window's first day, midnight UTC: the same key all day long."""
+    days = WINDOWS[window]
+    if days is None:
+        return None
+    first = datetime.now(UTC).date() - timedelta(days=days - 1)
+    return datetime.combine(first, time.min, tzinfo=UTC)
 
 
 st.title("Calibration")
@@ -37,12 +52,18 @@ if not identity.can(reviewer.reviewer(), "view_traces"):
 st.caption("Each critic's scores against what people then did with the very version it "
            "scored: approved as is, approved over a flag (overridden), edited (and how much "
            "they kept), sent back, rejected. A critic people agree with scores what they "
-           "approve high and what they send back low. Refreshes every minute.")
+           "approve high and what they send back low.")
 
-df = frame(_rows(database_url()))
+window = st.segmented_control(
+    "What people did in the last", list(WINDOWS), default=DEFAULT_WINDOW, key="cal_window",
+    help="Days are UTC. A longer window reads more of the history.") or DEFAULT_WINDOW
+since = _since(window)
+version = calibration.data_version()
+df = frame(_rows(database_url(), version, since))
 if df.empty:
     st.info("No version has been scored and then approved, edited, sent back or rejected "
-            "yet.", icon=":material/info:")
+            + ("yet." if since is None else f"in the last {window}: widen the window."),
+            icon=":material/info:")
     st.stop()
 kinds = sorted(df["kind"].unique())
 kind = st.segmented_control("Kind", ["all", *kinds], default="all", key="cal_kind") or "all"
@@ -54,4 +75,5 @@ st.caption("Mean score (versions) for each thing people did; disagreement is the
            "edited: the share they kept).")
 st.dataframe(calibration_table(shown), hide_index=True, width="stretch")
 st.subheader("Where critic and people disagreed most", anchor=False)
-st.markdown(disagreement_lines(_worst(database_url(), 10, None if kind == "all" else kind)))
+st.markdown(disagreement_lines(_worst(database_url(), version, 10,
+                                      None if kind == "all" else kind, since)))

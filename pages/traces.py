@@ -84,6 +84,9 @@ def _show_attempts(call_id: int) -> None:
 
 def _show_call(call_id: int) -> None:
     d = traces.call_detail(call_id)
+    # Which call the details below are of, for the browser test and the pages bench
+    # (testkit/trace_click.py): the picker's text alone does not say they are drawn.
+    st.html(f'<div data-testid="call-details" data-call="{int(call_id)}"></div>')
     st.markdown(f"**{d.agent}** · `{d.model}` ({d.backend}) · stage {d.stage} · started "
                 f"{d.started_at:%Y-%m-%d %H:%M:%S} UTC · {d.attempts} attempt(s)")
     cols = st.columns(5)
@@ -144,62 +147,72 @@ m[3].metric("Tokens", f"{sum(c.total_tokens for c in calls):,}")
 m[4].metric("Errors", sum(c.status != "ok" for c in calls))
 m[5].metric("Budget", usd(trace.budget_usd) if trace.budget_usd is not None else "none")
 
-steps = trace.steps
-if len(steps) > WINDOW:
-    lo, hi = st.select_slider("Steps shown", options=[s.seq for s in steps],
-                              value=(steps[0].seq, steps[WINDOW - 1].seq), key=f"win_{run_id}")
-    steps = [s for s in steps if lo <= s.seq <= hi]
-if steps:
-    st.caption(f"Steps {steps[0].seq}–{steps[-1].seq} of {len(trace.steps)}, with their "
-               f"{sum(len(s.calls) for s in steps)} calls. Click a call to open it below.")
-    event = st.plotly_chart(trace_timeline_figure(trace, steps=steps), key=f"tl_{run_id}",
-                            on_select="rerun", selection_mode=("points",))
-    clicked = [p.get("customdata") for p in (event.selection.points if event else [])]
-    clicked = [c[0] if isinstance(c, list) and c else c for c in clicked]
-    clicked = [c for c in clicked if isinstance(c, int)]
-    # Apply a click once; after that the picker below is free to change the call.
-    if clicked and st.session_state.get("_trace_clicked") != clicked[0]:
-        st.session_state["_trace_clicked"] = clicked[0]
-        st.session_state[CALL_KEY] = clicked[0]
-        st.session_state[SCROLL_KEY] = clicked[0]
-else:
-    st.info("This run has no steps yet.")
-render_team_calls(run_id)  # team (issue 18): calls nested under the member that made them
+@st.fragment
+def _timeline_and_call(url: str, run_id: int) -> None:
+    """The timeline and the call picked on it, rerun on their own: a click on a bar, the
+    window's slider or the call picker redraws this part only, not the page's header,
+    metrics, exports and sidebar."""
+    trace = _trace(url, run_id)
+    calls = trace.calls
+    steps = trace.steps
+    if len(steps) > WINDOW:
+        lo, hi = st.select_slider("Steps shown", options=[s.seq for s in steps],
+                                  value=(steps[0].seq, steps[WINDOW - 1].seq), key=f"win_{run_id}")
+        steps = [s for s in steps if lo <= s.seq <= hi]
+    if steps:
+        st.caption(f"Steps {steps[0].seq}–{steps[-1].seq} of {len(trace.steps)}, with their "
+                   f"{sum(len(s.calls) for s in steps)} calls. Click a call to open it below.")
+        event = st.plotly_chart(trace_timeline_figure(trace, steps=steps), key=f"tl_{run_id}",
+                                on_select="rerun", selection_mode=("points",))
+        clicked = [p.get("customdata") for p in (event.selection.points if event else [])]
+        clicked = [c[0] if isinstance(c, list) and c else c for c in clicked]
+        clicked = [c for c in clicked if isinstance(c, int)]
+        # Apply a click once; after that the picker below is free to change the call.
+        if clicked and st.session_state.get("_trace_clicked") != clicked[0]:
+            st.session_state["_trace_clicked"] = clicked[0]
+            st.session_state[CALL_KEY] = clicked[0]
+            st.session_state[SCROLL_KEY] = clicked[0]
+    else:
+        st.info("This run has no steps yet.")
+    render_team_calls(run_id)  # team (issue 18): calls nested under the member that made them
 
-if calls:
-    seq = {s.id: s.seq for s in trace.steps}
-    by_id = {c.id: c for c in calls}
-    if CALL_KEY in st.session_state and st.session_state[CALL_KEY] not in by_id:
-        st.session_state[CALL_KEY] = None  # a call of the run shown before
-    st.subheader("Call", anchor=CALL_ANCHOR)
-    failed = [c for c in calls if c.status != "ok"]
-    if failed:
-        first = failed[0]
-        st.caption(f":red[:material/error: {len(failed)} failed call(s); the first: "
-                   f"{escape_inline(_call_label(first, seq))}: "
-                   f"{escape_inline((first.error or first.status)[:160])}]")
-    # The request and response are read (and drawn) only for the call picked: a run's page
-    # opens with its summary and timeline, not with one call's bodies.
-    picked = st.selectbox("Call", list(by_id), key=CALL_KEY, label_visibility="collapsed",
-                          index=None, placeholder="Click a call on the timeline, or pick one",
-                          format_func=lambda i: _call_label(by_id[i], seq))
-    if picked is not None:
-        _show_call(picked)
-    scroll_to = st.session_state.pop(SCROLL_KEY, None)
-    if scroll_to is not None and scroll_to == picked:
-        # The details sit below a chart that can fill the window: bring them into view, or
-        # a click looks as if nothing happened.
-        st.html(scroll_script(CALL_ANCHOR, scroll_to), unsafe_allow_javascript=True)
-    # On request only: a 500-row grid is the heaviest thing this page could draw.
-    if st.toggle(f"Table of all {len(calls)} calls", key=f"all_calls_{run_id}"):
-        st.dataframe(pd.DataFrame([{
-            "call": c.id, "step": seq.get(c.step_id), "agent": c.agent, "model": c.model,
-            "status": c.status, "started": c.started_at, "latency_ms": round(c.latency_ms),
-            "input": c.prompt_tokens, "cached": c.cached_tokens, "output": c.completion_tokens,
-            "cost_usd": c.cost_usd, "prompt_version": c.prompt_version,
-        } for c in calls]), hide_index=True, column_config={
-            "cost_usd": st.column_config.NumberColumn("cost", format="$%.5f"),
-            "started": st.column_config.DatetimeColumn(format="MM-DD HH:mm:ss")})
+    if calls:
+        seq = {s.id: s.seq for s in trace.steps}
+        by_id = {c.id: c for c in calls}
+        if CALL_KEY in st.session_state and st.session_state[CALL_KEY] not in by_id:
+            st.session_state[CALL_KEY] = None  # a call of the run shown before
+        st.subheader("Call", anchor=CALL_ANCHOR)
+        failed = [c for c in calls if c.status != "ok"]
+        if failed:
+            first = failed[0]
+            st.caption(f":red[:material/error: {len(failed)} failed call(s); the first: "
+                       f"{escape_inline(_call_label(first, seq))}: "
+                       f"{escape_inline((first.error or first.status)[:160])}]")
+        # The request and response are read (and drawn) only for the call picked: a run's page
+        # opens with its summary and timeline, not with one call's bodies.
+        picked = st.selectbox("Call", list(by_id), key=CALL_KEY, label_visibility="collapsed",
+                              index=None, placeholder="Click a call on the timeline, or pick one",
+                              format_func=lambda i: _call_label(by_id[i], seq))
+        if picked is not None:
+            _show_call(picked)
+        scroll_to = st.session_state.pop(SCROLL_KEY, None)
+        if scroll_to is not None and scroll_to == picked:
+            # The details sit below a chart that can fill the window: bring them into view, or
+            # a click looks as if nothing happened.
+            st.html(scroll_script(CALL_ANCHOR, scroll_to), unsafe_allow_javascript=True)
+        # On request only: a 500-row grid is the heaviest thing this page could draw.
+        if st.toggle(f"Table of all {len(calls)} calls", key=f"all_calls_{run_id}"):
+            st.dataframe(pd.DataFrame([{
+                "call": c.id, "step": seq.get(c.step_id), "agent": c.agent, "model": c.model,
+                "status": c.status, "started": c.started_at, "latency_ms": round(c.latency_ms),
+                "input": c.prompt_tokens, "cached": c.cached_tokens, "output": c.completion_tokens,
+                "cost_usd": c.cost_usd, "prompt_version": c.prompt_version,
+            } for c in calls]), hide_index=True, column_config={
+                "cost_usd": st.column_config.NumberColumn("cost", format="$%.5f"),
+                "started": st.column_config.DatetimeColumn(format="MM-DD HH:mm:ss")})
+
+
+_timeline_and_call(database_url(), run_id)
 
 st.subheader("Export")
 e = st.columns(4)

@@ -4,6 +4,7 @@ the chart, the table and links to the versions where critic and people disagreed
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from sqlalchemy import text
@@ -95,3 +96,34 @@ def test_on_seed_demo_data_every_acted_on_version_is_counted(db_url: str) -> Non
     assert sum(r.versions for r in rows if r.critic == "safety_guardian"
                and r.outcome == "approved") == approved
     assert all(0 <= r.disagreement <= 1 and 0 <= r.mean_score <= 1 for r in rows)
+
+
+def test_a_window_counts_only_what_people_did_in_it(db_any: str) -> None:
+    from demo.seed import seed_demo
+
+    seed_demo(calls=3000, runs=150, big_run_calls=300, seed=5)
+    since = datetime.now(UTC) - timedelta(days=30)
+    naive = since.replace(tzinfo=None)
+
+    def approvals(after: datetime) -> int:
+        with get_engine().connect() as conn:
+            return conn.execute(text(
+                "SELECT COUNT(*) FROM humanaction a JOIN draft d ON d.id = a.draft_id "
+                "JOIN score s ON s.draft_id = d.id AND s.source = 'safety_guardian' "
+                "WHERE a.action LIKE 'approve%' AND a.action NOT LIKE '%override' "
+                "AND d.author_kind = 'agent' AND a.at >= :since"), {"since": after}).scalar_one()
+
+    everything, recent = approvals(datetime(1970, 1, 1)), approvals(naive)
+    assert 0 < recent < everything  # the demo spreads its acts over 90 days
+    counted = [r for r in calibration(since=since)
+               if r.critic == "safety_guardian" and r.outcome == "approved"]
+    assert sum(r.versions for r in counted) == recent
+    assert sum(r.versions for r in calibration()
+               if r.critic == "safety_guardian" and r.outcome == "approved") == everything
+    # The worst versions come from the window too: each has an act on it since then.
+    worst = disagreements(limit=500, since=since)
+    with get_engine().connect() as conn:
+        acted = {(r, v) for r, v in conn.execute(text(
+            "SELECT d.run_id, d.version FROM humanaction a JOIN draft d ON d.id = a.draft_id "
+            "WHERE a.at >= :since"), {"since": naive})}
+    assert worst and {(w.run_id, w.version) for w in worst} <= acted

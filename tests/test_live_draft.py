@@ -6,10 +6,8 @@ a set rate, as a real one does, with the usage in the last chunk."""
 
 from __future__ import annotations
 
-import json
 import threading
 import time
-from http.server import ThreadingHTTPServer
 from typing import Any
 
 from sqlmodel import select
@@ -17,68 +15,16 @@ from sqlmodel import select
 from db.models import Draft, LLMCall
 from db.session import session_scope
 from engine import service, views
-from engine.live_draft import live_draft, readable
+from engine.live_draft import live_draft, poll, readable
 from engine.loop.leases import claim_run
 from engine.loop.supervisor import Supervisor
 from engine.run_state import RunStatus
-from testkit.fake_openai import FakeOpenAI
-from testkit.fake_openai.handler import Handler
+from testkit.fake_openai.streaming import StreamingFakeOpenAI
 from tests.test_realmodel import INTENT, ReportingServer, Team, _backend
 
-CHUNK = 12  # characters per streamed chunk
 
-
-class StreamingServer(ReportingServer):
-    """The fake server; a request with stream=true gets its answer as SSE chunks, one every
-    `gap` seconds (answers without it come whole)."""
-
-    gap = 0.02
-
-    def start(self) -> FakeOpenAI:
-        fake = self
-
-        class Streaming(Handler):
-            def _answer(self, request: dict[str, Any]) -> None:
-                self._streamed = bool(request.get("stream"))
-                self._usage = bool((request.get("stream_options") or {}).get("include_usage"))
-                super()._answer(request)
-
-            def _send(self, status: int, payload: Any, headers: dict[str, str] | None = None,
-                      note: str = "") -> None:
-                if not (getattr(self, "_streamed", False) and status == 200
-                        and isinstance(payload, dict) and "choices" in payload):
-                    return super()._send(status, payload, headers, note)
-                self._outcome("200 (streamed)")
-                self.send_response(200)
-                self.send_header("Content-Type", "text/event-stream")
-                self.send_header("Connection", "close")
-                self.end_headers()
-                self.close_connection = True
-                content = payload["choices"][0]["message"].get("content") or ""
-                base = {k: payload[k] for k in ("id", "object", "created", "model")}
-                base["object"] = "chat.completion.chunk"
-                for i in range(0, len(content), CHUNK):
-                    self._event({**base, "choices": [{"index": 0, "delta": {
-                        "content": content[i:i + CHUNK]}, "finish_reason": None}]})
-                    time.sleep(fake.gap)
-                self._event({**base, "choices": [{"index": 0, "delta": {},
-                                                  "finish_reason": "stop"}]})
-                if self._usage and "usage" in payload:
-                    self._event({**base, "choices": [], "usage": payload["usage"]})
-                self.wfile.write(b"data: [DONE]\n\n")
-                self.wfile.flush()
-
-            def _event(self, obj: dict[str, Any]) -> None:
-                self.wfile.write(f"data: {json.dumps(obj)}\n\n".encode())
-                self.wfile.flush()
-
-        handler = type("H", (Streaming,), {"fake": self})
-        self._httpd = ThreadingHTTPServer((self.host, self._port), handler)
-        self._httpd.daemon_threads = True
-        self._thread = threading.Thread(target=self._httpd.serve_forever,
-                                        kwargs={"poll_interval": 0.05}, daemon=True)
-        self._thread.start()
-        return self
+class StreamingServer(ReportingServer, StreamingFakeOpenAI):
+    """The streaming fake server (testkit), keeping the usage block of every answer it sent."""
 
 
 def test_partial_json_reads_as_the_fields_so_far() -> None:
@@ -90,8 +36,7 @@ def test_partial_json_reads_as_the_fields_so_far() -> None:
 def test_the_drafters_answer_streams_into_the_run_and_is_replaced_by_the_version(
     db_url: str,
 ) -> None:
-    with StreamingServer(responder=Team()) as server:
-        server.gap = 0.05
+    with StreamingServer(responder=Team(), chunk=12, gap=0.05) as server:
         run_id = service.start_run(kind="protocol", input=INTENT, actor="dr. lee")
         assert claim_run(run_id, "w1")
         sup = Supervisor(_backend(server), "w1")
@@ -129,8 +74,8 @@ def test_a_kill_mid_stream_leaves_no_partial_version(db_url: str) -> None:
     from db.models import Step
     from db.session import get_engine
 
-    with StreamingServer(responder=Team()) as server:
-        server.gap = 0.2  # slow enough to look half-way
+    # slow enough to look half-way
+    with StreamingServer(responder=Team(), chunk=12, gap=0.2) as server:
         run_id = service.start_run(kind="protocol", input=INTENT, actor="dr. lee")
         assert claim_run(run_id, "w1")
         sup = Supervisor(_backend(server), "w1")
@@ -142,6 +87,10 @@ def test_a_kill_mid_stream_leaves_no_partial_version(db_url: str) -> None:
             time.sleep(0.05)
             partial = live_draft(run_id)
         assert partial is not None and partial.text
+        # The Run page's poll: the run's version and the live row, from one statement.
+        polled = poll(run_id)
+        assert polled.version == views.run_version(run_id) and polled.live is not None
+        assert polled.live.text.startswith(partial.text[:20])
         with session_scope() as s:
             assert s.exec(select(Draft).where(Draft.run_id == run_id)).all() == []
         step_t = Step.__table__  # type: ignore[attr-defined]
@@ -150,6 +99,8 @@ def test_a_kill_mid_stream_leaves_no_partial_version(db_url: str) -> None:
                                            step_t.c.status == "running")
                       .values(status="abandoned"))
         assert live_draft(run_id) is None
+        assert poll(run_id).live is None and poll(run_id).version is not None
+        assert poll(run_id + 1000).version is None  # no such run: nothing to draw
         server.gap = 0.0
         worker.join(60)
 

@@ -286,7 +286,7 @@ def test_revise_click_sends_it_back_with_the_comment() -> None:
     assert detail.status == RunStatus.QUEUED
     assert detail.actions[-1].action == "revise"
     assert "Sent back to the drafter" in texts(at)
-    assert any(b.label == "Halt" for b in at.button)  # it works now; a person may stop it
+    assert any(b.label == "Cancel run" for b in at.button)  # queued: a person may call it off
     drive()
     detail = get_run(run_id)
     assert len(detail.drafts) > before and detail.status == RunStatus.REVIEW
@@ -368,7 +368,7 @@ def test_an_act_on_a_run_that_changed_meanwhile_is_refused_with_a_reload() -> No
     assert any("This run changed since you opened it" in w.value for w in at.warning)
     submit(at, "Reload")
     assert not any("This run changed" in w.value for w in at.warning)
-    assert any(b.label == "Halt" for b in at.button)
+    assert any(b.label == "Cancel run" for b in at.button)
 
 
 def test_a_refusal_shown_on_one_run_does_not_follow_the_person_to_another() -> None:
@@ -384,16 +384,7 @@ def test_a_refusal_shown_on_one_run_does_not_follow_the_person_to_another() -> N
     assert not any("This run changed" in w.value for w in at.warning)
 
 
-def test_halt_a_queued_run() -> None:
-    run_id = service.start_run(kind="protocol", actor="seed",
-                               input={"intent": "Wind down before sleep", "audience": "adults"})
-    at = open_run(run_id)
-    assert "Queued" in texts(at)
-    submit(at, "Halt")
-    assert_ok(at)
-    detail = get_run(run_id)
-    assert detail.status == RunStatus.REVIEW and detail.halt_reason == "halted"
-    assert "halted by a person" in texts(at)
+# A queued run's Cancel (it replaced Halt there): tests/test_cancel_queued.py.
 
 
 def test_retry_a_failed_run() -> None:

@@ -18,6 +18,7 @@ from functools import partial
 import streamlit as st
 
 from engine import service
+from engine.cancel import cancel
 from engine.errors import ApprovalBlocked, ServiceError, StaleRun
 from engine.exports.formats import export, formats
 from engine.pipelines.registry import get_pipeline
@@ -73,7 +74,8 @@ def show_flash(detail: RunDetail) -> None:
     if not flash:
         return
     if (flash["run_id"] != detail.id or time.monotonic() - flash["at"] > FLASH_SECONDS
-            or (flash["act"] in ("approve", "reject") and detail.status in RunStatus.FINAL)
+            or (flash["act"] in ("approve", "reject", "cancel")
+                and detail.status in RunStatus.FINAL)
             or (flash["act"] in QUEUES_WORK and detail.status not in RunStatus.ACTIVE)):
         del st.session_state[FLASH]
         return
@@ -186,8 +188,9 @@ def render_edit_form(detail: RunDetail, draft: DraftView) -> None:
 
 def render_acts(detail: RunDetail, draft: DraftView | None, actor: str) -> None:
     acts = ("approve", "revise", "reject", "halt", "retry")
-    show_outcome(detail.id, acts)
+    show_outcome(detail.id, (*acts, "cancel"))
     may = permitted(actor, detail.kind, acts)
+    may["cancel"] = may["halt"]  # who may stop a run may stop it before it starts
     offered = _offered(detail, draft)
     if detail.status not in RunStatus.FINAL:
         if not actor:
@@ -195,6 +198,8 @@ def render_acts(detail: RunDetail, draft: DraftView | None, actor: str) -> None:
         elif (barred := [a for a in offered if not may[a]]):
             st.info(role_hint(actor, detail.kind, barred[0]), icon=":material/lock:")
     seen = _seen(detail, draft)
+    if "cancel" in offered:
+        _cancel_form(seen, bool(detail.drafts), not may["cancel"])
     if "halt" in offered:
         _halt_form(seen, not may["halt"])
     if "retry" in offered:
@@ -233,7 +238,9 @@ def render_pdf_export(detail: RunDetail) -> None:
 def _offered(detail: RunDetail, draft: DraftView | None) -> list[str]:
     """The acts that fit the run's state."""
     acts = []
-    if detail.status in RunStatus.ACTIVE:
+    if detail.status == RunStatus.QUEUED:  # not started: nothing to halt, it can be called off
+        acts.append("cancel")
+    if detail.status == RunStatus.RUNNING:
         acts.append("halt")
     if detail.status == RunStatus.FAILED:
         acts.append("retry")
@@ -348,6 +355,26 @@ def _halt_form(seen: Seen, disabled: bool) -> None:
                       max_chars=MAX_COMMENT_CHARS)
         st.form_submit_button("Halt", icon=":material/stop_circle:", disabled=disabled,
                               on_click=_halt, args=(seen,))
+
+
+def _cancel(seen: Seen) -> None:
+    reason = st.session_state.get(f"cancel_reason_{seen.run_id}") or ""
+    _attempt(seen, "cancel", lambda: cancel(run_id=seen.run_id, **acting(), reason=reason,
+                                            expected_version=seen.version),
+             "Cancelled: no worker will take this run.")
+
+
+def _cancel_form(seen: Seen, has_versions: bool, disabled: bool) -> None:
+    with st.form(f"cancel_{seen.run_id}"):
+        st.markdown("**Cancel this run**")
+        st.caption("It has not started: cancelled, no worker takes it and no model is called. "
+                   + ("Its versions wait for your review as they were." if has_versions else
+                      "It has no version yet, so it ends as rejected.")
+                   + " Your name and reason go into the audit trail.")
+        st.text_input("Why", key=f"cancel_reason_{seen.run_id}", max_chars=MAX_COMMENT_CHARS,
+                      placeholder="e.g. Started by mistake: wrong audience")
+        st.form_submit_button("Cancel run", icon=":material/cancel:", disabled=disabled,
+                              on_click=_cancel, args=(seen,))
 
 
 def _retry(seen: Seen) -> None:

@@ -32,6 +32,7 @@ ACTION = {
     "revise": "Sent back for revision",
     "reject": "Rejected",
     "halt": "Halted",
+    "cancel": "Cancelled",  # stream: a queued run called off (engine/cancel.py)
     "retry": "Retried",
     "budget": "Changed budget",
     "approve_partial": "Approved (first of two)",

@@ -2,11 +2,14 @@
 and for about how long; while it runs, which agent is doing what, for how long, each step of
 this burst as it lands, and the draft (or the critics' scores) streaming in.
 
-A fragment polls: every LIVE_POLL while a worker drives the run (the streaming draft is seen
-within a second of the model sending it), every QUEUED_POLL while it waits. When the run's
-version moves (a step committed, a person acted) the whole page reruns from one fresh read; once
-the run stops the fragment stops polling and draws nothing, so no "Queued" or "Working" box is
-left above the outcome."""
+Two fragments poll, each doing as little as it can per poll (issue 16: text a server streams is
+on the screen within a second, on a loaded machine too). The streaming one runs every LIVE_POLL
+while a worker drives the run and draws one box: one statement (engine.live_draft.poll: the
+run's version and the live row) and two elements. The progress box, whose step timers move
+slowly, runs every PROGRESS_POLL. Either one, seeing the run's version move (a step committed,
+a person acted), reruns the whole page from one fresh read; nothing else does while the draft
+streams in. Once the run stops both stop polling and draw nothing, so no "Queued" or "Working"
+box is left above the outcome."""
 
 from __future__ import annotations
 
@@ -14,20 +17,21 @@ from datetime import UTC, datetime
 
 import streamlit as st
 
-from engine.live_draft import LiveView, live_draft
+from engine.live_draft import LiveView, poll
 from engine.progress import StepLine, headline, round_of, step_lines
 from engine.queue_wait import queue_places
 from engine.run_state import RunStatus
-from engine.views import RunDetail, run_version
+from engine.views import RunDetail
 from ui.format import duration
 from ui.live_draft import render_live_view
 from ui.markdown import escape_inline
 from ui.worker import ensure_worker
 
-LIVE_POLL = 0.25
+LIVE_POLL = 0.2
+PROGRESS_POLL = 1.0
 QUEUED_POLL = 1.0
 # A fragment rerun marks what it redraws as stale, and Streamlit fades stale elements: polled
-# four times a second, the progress box and the live draft would flicker grey. They are fresh
+# five times a second, the progress box and the live draft would flicker grey. They are fresh
 # by construction (redrawn from the database at every poll), so they are never faded.
 NO_FADE = ("<style>div[data-stale]:has(> .st-key-run_progress), "
            "div[data-stale]:has(> .st-key-live_draft), .st-key-run_progress [data-stale], "
@@ -41,30 +45,40 @@ ICON = {"done": ":green[:material/check_circle:]", "running": ":blue[:material/a
 def render_progress(detail: RunDetail) -> None:
     """Live progress while the run is queued or running; nothing once it stopped."""
     active = detail.status in RunStatus.ACTIVE
-    every = (LIVE_POLL if detail.status == RunStatus.RUNNING else QUEUED_POLL) if active else None
+    running = detail.status == RunStatus.RUNNING
+    every = (PROGRESS_POLL if running else QUEUED_POLL) if active else None
 
     @st.fragment(run_every=every)
-    def _live() -> None:
+    def _progress() -> None:
         if not active:
             return
-        if run_version(detail.id) != detail.version:
+        now = poll(detail.id)
+        if now.version != detail.version:
             st.rerun()  # a step landed or a person acted: redraw the page from a fresh read
-        live = live_draft(detail.id) if detail.status == RunStatus.RUNNING else None
         with st.container(border=True, key="run_progress"):
             if detail.status == RunStatus.QUEUED:
                 _queued(detail)
             else:
-                _running(detail, live)
-        if live is not None:
-            render_live_view(live)
+                _running(detail, now.live)
+
+    @st.fragment(run_every=LIVE_POLL if running else None)
+    def _streaming() -> None:
+        if not running:
+            return
+        now = poll(detail.id)
+        if now.version != detail.version:
+            st.rerun()  # the step committed: its version replaces the live text
+        if now.live is not None:
+            render_live_view(now.live)
 
     # One fixed slot, drawn on every rerun whether or not the run is active: the elements after
-    # it (the status banner, the draft) keep their place in the page, so a poll of the old
+    # it (the status banner, the draft) keep their place in the page, so a poll of an old
     # fragment that lands after the run stopped cannot write over or blank them.
     with st.container(key="progress_slot"):
         if active:
             st.html(NO_FADE)
-        _live()
+        _progress()
+        _streaming()
 
 
 def _since(detail: RunDetail) -> datetime:
@@ -95,8 +109,8 @@ def _running(detail: RunDetail, live: LiveView | None) -> None:
                 f"round {round_of(detail, lines)} of at most {detail.max_iterations} · "
                 f"{took} in all")
     st.progress(min(1.0, detail.iteration / max(1, detail.max_iterations)))
-    for line in lines:
-        st.markdown(_line(line))
+    if lines:  # one element for all the steps: each element is a message to the browser
+        st.markdown("\n\n".join(_line(line) for line in lines))
 
 
 def _line(line: StepLine) -> str:

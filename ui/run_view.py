@@ -96,6 +96,12 @@ def render_status_banner(detail: RunDetail) -> None:
                  "reject the run.", icon=":material/error:")
     elif detail.status == RunStatus.APPROVED:
         render_approved_banner(detail)
+    elif detail.status == RunStatus.REJECTED and detail.halt_reason == "cancelled":
+        act = next((a for a in reversed(detail.actions) if a.action == "cancel"), None)
+        by = f" by {escape_inline(act.actor)}" if act else ""
+        why = f": {escape_inline(act.comment)}" if act and act.comment else ""
+        st.info(f"Cancelled{by} before it started{why}. Nothing from "
+                "this run will be used.", icon=":material/cancel:")
     elif detail.status == RunStatus.REJECTED:
         st.info("Rejected. Nothing from this run will be used.", icon=":material/block:")
 

@@ -87,10 +87,16 @@ class InAppWorker:
             log.exception("in-app worker stopped")
 
     def stop(self, timeout: float = 5.0) -> None:
-        """Ask the loop to stop and give back the runs it holds (on process exit)."""
+        """Ask the loop to stop and give back the runs it holds (on process exit): the steps in
+        flight get `timeout` seconds to commit; the runs of those still out are handed back
+        unfinished (their step is done again by the next worker, not after their lease)."""
         self._stop.set()
         if self._thread is not None:
             self._thread.join(timeout=timeout)
+            if self._thread.is_alive() and self.worker is not None:
+                from engine.loop.leases import release_all
+
+                release_all(self.worker.worker_id)
 
     def status(self) -> WorkerStatus:
         alive = self._thread is not None and self._thread.is_alive()

@@ -18,6 +18,7 @@ from engine.signin import auth_problem  # the one definition of "sign-in configu
 
 APP = Path(__file__).resolve().parents[2] / "app.py"
 GRACE_SECONDS = 10.0
+"""How long the app gets to stop; the worker gets its own grace (engine.loop.worker) and this."""
 
 
 def refusal(address: str, cwd: Path | None = None) -> str | None:
@@ -43,7 +44,10 @@ def _commands(port: int, address: str) -> list[list[str]]:
         [py, "-m", "engine", "worker"],
         [py, "-m", "streamlit", "run", str(APP), "--server.port", str(port),
          "--server.address", address, "--server.headless", "true",
-         "--browser.gatherUsageStats", "false"],
+         "--browser.gatherUsageStats", "false",
+         # as .streamlit/config.toml says (whatever the working directory): no forced full
+         # garbage collection after each rerun, which a streaming Run page does 5 times a second
+         "--runner.postScriptGC", "false"],
     ]
 
 
@@ -68,7 +72,9 @@ def serve(port: int) -> int:
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, lambda *_: stop.set())
     worker_cmd, app_cmd = _commands(port, address)
-    worker = subprocess.Popen(worker_cmd)
+    # The worker in a session of its own: Ctrl+C in the terminal reaches only this process,
+    # which passes one SIGTERM on (a second signal would end the worker's steps at once).
+    worker = subprocess.Popen(worker_cmd, start_new_session=True)
     procs = [worker, subprocess.Popen(app_cmd, env=app_env(worker.pid))]
     print(f"Draftroom on http://{address}:{port} with a worker (pid {procs[0].pid}); "
           "Ctrl+C stops both.", flush=True)
@@ -82,13 +88,16 @@ def serve(port: int) -> int:
 
 
 def _stop_all(procs: list[subprocess.Popen[bytes]]) -> None:
-    """SIGTERM each (the worker hands its run back to the queue), then SIGKILL stragglers."""
+    """SIGTERM each (the worker lets its runs finish their current step, then hands them back
+    to the queue; past its own grace it hands them back unfinished), then SIGKILL stragglers."""
+    from engine.loop.worker import GRACE_SECONDS as WORKER_GRACE
+
     for p in procs:
         if p.poll() is None:
             p.terminate()
-    for p in procs:
+    for i, p in enumerate(procs):
         try:
-            p.wait(timeout=GRACE_SECONDS)
+            p.wait(timeout=GRACE_SECONDS + (WORKER_GRACE if i == 0 else 0))
         except subprocess.TimeoutExpired:
             p.kill()
             p.wait()

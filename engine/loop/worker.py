@@ -9,15 +9,25 @@ with the GIL released. Each pool thread has its own Supervisor (its held connect
 critics' threads are per drive). One dispatcher fills free slots: it hands a slot to a pool
 thread, which claims the oldest queued run and drives it; when a claim finds the queue empty,
 the dispatcher waits `poll_seconds` before asking again, so an idle worker costs one claim
-query per poll, not one per slot."""
+query per poll, not one per slot.
+
+Stopping (`StopSignals`, SIGTERM or SIGINT): the worker takes no new run, and each run in flight
+ends its drive after the step it is in commits (no next step is opened); then every lease is
+handed back, so another worker carries on from the committed state at once. A second signal, or
+the grace running out while a model still answers, ends the process now: the leases are handed
+back first (the handing back bumps each run's version, so a step still in flight cannot commit
+afterwards), and the unfinished step is done again by whoever takes the run."""
 
 from __future__ import annotations
 
 import logging
+import os
+import signal
 import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
 from engine.config import setting
 from engine.llm.base import LLMBackend
@@ -29,11 +39,14 @@ from engine.loop.leases import (
     new_worker_id,
     release_all,
 )
-from engine.loop.steps import StepEvent
+from engine.loop.steps import StepEvent, StepPlan
 from engine.loop.supervisor import Supervisor
 from engine.redact import install_log_redaction
 
 log = logging.getLogger("draftroom.worker")
+GRACE_SECONDS = 30.0
+"""How long a stopping worker lets its runs' current steps finish (a model's answer can take
+a minute: after this the step is done again by the next worker instead)."""
 
 
 def _default_backend() -> LLMBackend:
@@ -61,6 +74,7 @@ class Worker:
         self.on_event = on_event
         self.concurrency = max(1, concurrency or int(setting("worker_concurrency")))
         """How many runs this worker drives at once (run_forever; run_given drives one)."""
+        self._stop: threading.Event | None = None  # run_forever's: set, drives end after a step
         self.supervisor = self._new_supervisor()
         self._local = threading.local()  # .supervisor: a pool thread's own
         self.runs_done = 0
@@ -71,8 +85,8 @@ class Worker:
         self._beater: threading.Thread | None = None
 
     def _new_supervisor(self) -> Supervisor:
-        return Supervisor(self.backend, self.worker_id, on_event=self.on_event,
-                          clock=self.clock)
+        return _Stoppable(self.backend, self.worker_id, on_event=self.on_event,
+                          clock=self.clock, stopping=self._stopping)
 
     def _supervisor(self) -> Supervisor:
         """The calling thread's supervisor: the worker's own in the thread that made it, a
@@ -83,6 +97,9 @@ class Worker:
             sup = self._new_supervisor() if getattr(self._local, "pool", False) else self.supervisor
             self._local.supervisor = sup
         return sup
+
+    def _stopping(self) -> bool:
+        return self._stop is not None and self._stop.is_set()
 
     @property
     def driving(self) -> list[int]:
@@ -181,7 +198,76 @@ class Worker:
 
         on_start()  # SQLite: migrate now; PostgreSQL: refuse to work on an old schema
         _warm_up()
+        self._stop = stop
         _Dispatcher(self, stop, exit_when_idle).run()
+
+
+class _Stoppable(Supervisor):
+    """A supervisor whose drives end after the current step once its worker is stopping: the
+    step commits with no next step opened, and the run goes back to the queue when the worker
+    hands back its leases."""
+
+    def __init__(self, *args: Any, stopping: Callable[[], bool], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.stopping = stopping
+
+    def _commit(self, plan: StepPlan, result: Any, *,
+                open_next: bool = False) -> tuple[bool, StepPlan | None, str]:
+        # Asked as the step commits (not as it starts): a stop while the model answered counts.
+        return super()._commit(plan, result, open_next=open_next and not self.stopping())
+
+    def _advance(self, run_id: int, plan: StepPlan | None, *,
+                 open_next: bool) -> tuple[bool, StepPlan | None, str | None]:
+        more, nxt, status = super()._advance(run_id, plan, open_next=open_next)
+        if nxt is None and self.stopping():
+            return False, None, status  # committed; the next step is another worker's
+        return more, nxt, status  # (a step opened just before the stop runs to its end too)
+
+
+class StopSignals:
+    """SIGTERM and SIGINT for a worker process (`python -m engine worker`). The first sets
+    `stop`: no new runs, the steps in flight finish (for at most `grace` seconds), the leases
+    are handed back, run_forever returns. A second signal, or the grace running out, hands the
+    leases back and ends the process at once (exit code 1)."""
+
+    def __init__(self, worker: Worker, grace: float = GRACE_SECONDS) -> None:
+        self.worker, self.grace = worker, grace
+        self.stop = threading.Event()
+        self.signals = 0
+
+    def install(self) -> StopSignals:
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            signal.signal(sig, self._on_signal)
+        return self
+
+    def _on_signal(self, signum: int, _frame: object) -> None:
+        self.signals += 1
+        name = signal.Signals(signum).name
+        if self.signals > 1:
+            self._end_now(f"a second signal ({name})")
+        driving = self.worker.driving
+        log.info("worker %s: %s: taking no new runs; %s finish their current step (up to "
+                 "%g s), then go back to the queue", self.worker.worker_id, name,
+                 f"runs {driving}" if driving else "no runs in flight", self.grace)
+        self.stop.set()
+        threading.Thread(target=self._grace, daemon=True, name="worker-grace").start()
+
+    def _grace(self) -> None:
+        time.sleep(self.grace)
+        self._end_now(f"the {self.grace:g} s grace ran out")
+
+    def _end_now(self, why: str) -> None:
+        w = self.worker
+        try:
+            handed = release_all(w.worker_id)
+        except Exception:  # the leases then expire (DRAFTROOM_LEASE_SECONDS) instead
+            log.exception("worker %s: could not hand back its leases", w.worker_id)
+            handed = 0
+        log.warning("worker %s: %s: stopping now; %d run(s) in flight went back to the queue "
+                    "(their current step is done again; nothing committed is lost)",
+                    w.worker_id, why, handed)
+        logging.shutdown()
+        os._exit(1)
 
 
 def _warm_up() -> None:
@@ -226,6 +312,9 @@ class _Dispatcher:
             while not self.stop.is_set():
                 if not self.free.acquire(timeout=w.poll_seconds):
                     continue  # every slot busy: look again (or at `stop`) in a moment
+                if self.stop.is_set():  # stopped while it waited for a slot: claim nothing
+                    self.free.release()
+                    break
                 with self.changed:
                     self.busy += 1
                 claim = _Claim()
@@ -250,7 +339,8 @@ class _Dispatcher:
     def _slot(self, claim: _Claim) -> None:
         """One slot's turn: claim the oldest queued run and drive it to its end."""
         try:
-            self.w._claim_and_drive(None, on_claimed=claim.claimed)
+            if not self.stop.is_set():  # (a stop between the hand-over and here: no claim)
+                self.w._claim_and_drive(None, on_claimed=claim.claimed)
         except Exception:
             log.exception("worker %s: run failed unexpectedly", self.w.worker_id)
         finally:

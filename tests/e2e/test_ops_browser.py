@@ -4,6 +4,7 @@ shows the call clicked on it; Settings lists the prices. Screenshots go to test-
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -11,6 +12,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from testkit.app_server import AppServer, playwright_expect, streamlit_app, using_database
+from testkit.trace_click import click_call
 
 if TYPE_CHECKING:
     from demo.seed import SeedReport
@@ -82,23 +84,13 @@ def test_traces_page_draws_a_500_call_run_and_shows_the_clicked_call(
         str(report.big_run_calls), timeout=WAIT)
     settle(page, 1)
     expect(page.get_by_text("Steps 1–25 of")).to_be_visible()
-    call_box = page.get_by_test_id("stSelectbox").nth(1)
-    before = call_box.inner_text()
-    # A call bar (not a step bar): the agent with the most bars in the window, found by the
-    # meta each trace carries (which series are drawn depends on the window's steps).
-    agent = page.evaluate("""() => {
-        const data = document.querySelector('.js-plotly-plot').data;
-        let best = -1;
-        data.forEach((t, i) => {
-            if (['step', 'step failed', 'error'].includes(t.meta.series)) return;
-            if (best < 0 || t.y.length > data[best].y.length) best = i;
-        });
-        return best; }""")
-    assert agent >= 0
-    bars = page.locator(".js-plotly-plot .barlayer .trace").nth(agent).locator("path")
-    bars.last.click(force=True)
-    page.wait_for_function(DONE)
-    expect(call_box).not_to_have_text(before, timeout=WAIT)
+    # The same click as the pages bench's (testkit/trace_click.py): a call's bar, then its
+    # details drawn for that very call.
+    call_id = click_call(page, WAIT)
+    expect(page.get_by_test_id("call-details")).to_have_attribute("data-call", str(call_id))
+    # The picker names it too (Streamlit 1.67 keeps a selectbox's choice in its input).
+    expect(page.get_by_role("combobox", name="Call")).to_have_value(re.compile(
+        rf"· call {call_id}$"))
     expect(page.get_by_text("Request", exact=True)).to_be_visible()
     expect(page.get_by_text("Response", exact=True)).to_be_visible()
     page.screenshot(path=str(artifacts / "ops-traces.png"), full_page=True)

@@ -21,16 +21,12 @@ def cmd_screen(a: argparse.Namespace) -> int:
 
 def cmd_worker(a: argparse.Namespace) -> int:
     import logging
-    import signal
-    import threading
 
-    from engine.loop.worker import Worker
+    from engine.loop.worker import StopSignals, Worker
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
-    stop = threading.Event()
-    signal.signal(signal.SIGTERM, lambda *_: stop.set())
-    signal.signal(signal.SIGINT, lambda *_: stop.set())
     w = Worker(poll_seconds=a.poll, on_event=_print_event if a.verbose else None)
+    stop = StopSignals(w, grace=a.grace).install().stop  # stream: finish steps, then exit
     print(
         f"worker {w.worker_id} on {describe_database()} with {w.backend.name}:{w.backend.model}",
         flush=True,

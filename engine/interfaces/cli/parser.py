@@ -112,6 +112,14 @@ def build_parser() -> argparse.ArgumentParser:
     actor(ht)
     ht.set_defaults(fn=review.cmd_halt)
 
+    # -- stream (issue 16): a queued run called off before a worker takes it
+    cn = command("cancel", "call off a queued run before any worker starts it")
+    run_id(cn)
+    cn.add_argument("--reason", required=True, help="why, for the audit trail (required)")
+    actor(cn)
+    cn.set_defaults(fn=review.cmd_cancel)
+    # -- end stream
+
     rt = command("retry", "run a failed step again")
     run_id(rt)
     no_wait(rt)
@@ -149,6 +157,9 @@ def build_parser() -> argparse.ArgumentParser:
                     help="seconds between looks at an empty queue (default 0.5)")
     wk.add_argument("--once", action="store_true", help="exit when the queue is empty")
     wk.add_argument("--verbose", action="store_true", help="print every step")
+    wk.add_argument("--grace", type=float, default=30.0,  # stream: a stop finishes steps
+                    help="on SIGTERM/SIGINT, seconds the runs in flight get to finish their "
+                    "current step before the worker exits (default 30; a second signal: now)")
     wk.set_defaults(fn=ops.cmd_worker)
 
     sv = command("serve", "the app and a worker together, stopped together (`make run`)")

@@ -276,6 +276,18 @@ def cmd_halt(a: argparse.Namespace) -> int:
     return 0
 
 
+# -- stream (issue 16): a queued run called off (engine/cancel.py)
+def cmd_cancel(a: argparse.Namespace) -> int:
+    from engine.cancel import cancel
+
+    status = cancel(run_id=a.run_id, actor=a.actor, reason=a.reason,
+                    verified=os_verified(a.actor))
+    print("cancelled: " + ("rejected, it had no version" if status == "rejected"
+                           else "its versions wait for review as they were"))
+    return 0
+# -- end stream
+
+
 def cmd_retry(a: argparse.Namespace) -> int:
     service.retry(run_id=a.run_id, actor=a.actor, verified=os_verified(a.actor))
     print("retrying")
