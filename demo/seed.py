@@ -27,6 +27,7 @@ from demo.pipelines import agents
 from demo.rows import Rows
 from engine import rollup
 from engine.pricing import DEFAULT_PRICES, Price, pick_price, seed_prices
+from engine.team.demo import seed_team_messages  # -- intake: hook --
 
 BATCH_RUNS = 2000
 
@@ -148,6 +149,7 @@ def seed_demo(*, calls: int = 1_000_000, runs: int = 50_000, big_run_calls: int 
                     f"(SELECT coalesce(max(id), 1) FROM {table}))")
         rollup.fold_in(conn, min_id=first_call)
         rollup.create_triggers(conn)
+        seed_team_messages(conn)  # -- intake: demo campaigns' team messages (one-line hook) --
     if demo_budgets:
         _demo_budgets(end)
     return SeedReport(runs=len(counts) + (1 if big else 0), calls=gen.calls, steps=gen.steps,

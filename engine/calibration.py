@@ -8,7 +8,7 @@ Two SQL queries, whatever the size of the database: one GROUP BY for the table a
 ORDER BY ... LIMIT for the versions where critic and people disagreed most. Only agents'
 versions count (a critic scoring a person's own edit says nothing about the critic).
 
-Both read what people did since a date (`since`; the page's default is the last 30 days):
+Both read what people did since a date (`since`; the page's default is the last 7 days):
 the acts in that window by a covering index on their time, the people's own versions by one on
 (author kind, time), and each score's prompt version by one seek into the calls of its run
 (migration 0013), so the work grows with the window, not with the history."""

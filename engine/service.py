@@ -6,12 +6,11 @@ saw) the run's version; it is written to HumanAction in the same transaction as 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from typing import Any
 
 from pydantic import BaseModel, Field, field_validator
 from sqlalchemy import func, insert
-from sqlalchemy.engine import Connection
 from sqlalchemy.orm.exc import StaleDataError
 from sqlmodel import Session, select
 
@@ -126,8 +125,7 @@ def start_run(
     session: Session | None = None,  # intake: one transaction
 ) -> int:
     """Validate and queue a run; nothing is written when anything is invalid. With `session`
-    the run is inserted in the caller's transaction and committed with it (the intake's
-    confirmation saves a brand, its campaign and the confirming turn together)."""
+    it is inserted in the caller's transaction (the intake's confirmation: one commit)."""
     try:
         pipeline = get_pipeline(kind)
     except ValueError:
@@ -161,7 +159,8 @@ def start_run(
         )
     # A Core transaction: starting a run reads two small tables and inserts one row, and an
     # ORM session cost more than that.
-    with _transaction(session) as c:
+    # intake: the caller's transaction when it passes one (committed with the rest of it)
+    with nullcontext(connection_of(session)) if session is not None else get_engine().begin() as c:
         require(who, "start", kind, session=c)
         if p.budget_usd is not None:
             budget: float | None = p.budget_usd
@@ -183,18 +182,6 @@ def start_run(
             parent_draft_id=parent_draft_id,
         )
         return int(_INSERT_RUN.scalar(c, values))
-
-
-# -- intake: one transaction (begin) --
-@contextmanager
-def _transaction(session: Session | None) -> Iterator[Connection]:
-    """The caller's transaction when it passes one, else a new one committed on success."""
-    if session is not None:
-        yield connection_of(session)
-        return
-    with get_engine().begin() as c:
-        yield c
-# -- intake: one transaction (end) --
 
 
 # A Core insert of the validated values over Run's defaults: a table model's constructor and

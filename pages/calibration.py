@@ -20,7 +20,7 @@ from ui.calibration_figures import (
 
 TTL = 600  # a safety net: the data version in each key already says when figures change
 WINDOWS = {"7 days": 7, "30 days": 30, "90 days": 90, "All time": None}
-DEFAULT_WINDOW = "30 days"
+DEFAULT_WINDOW = "7 days"
 
 
 @st.cache_data(ttl=TTL, show_spinner=False, max_entries=16)

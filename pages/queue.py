@@ -19,7 +19,10 @@ from ui.queue_view import (
 )
 from ui.reviewer import reviewer
 
-PAGE = 20
+# Cards per section and page: about what one screen shows. Every card is a dozen Streamlit
+# elements the browser lays out; at 20 per section (60 on the page) the queue took 1.8 s to its
+# first run against 1.25 s at 10 (Chromium, 50,000 runs, load ~8; bench/RESULTS.md).
+PAGE = 10
 
 st.title("Review queue")
 # -- intake (issue 18, helper "intake"): campaign chats that stopped before confirmation

@@ -57,3 +57,20 @@ def test_a_confirmation_from_the_model_only_counts_when_the_card_was_shown(
                                 text="yes")
     assert view.status == "open" and not any(m.signal for m in view.messages)
     assert all(r.source != "user_confirmation" for r in view.records)
+
+
+def test_a_models_business_kind_is_not_what_it_sells(
+        db_url: str, fake_openai_server: FakeOpenAI) -> None:
+    """The card once read "What it sells: Small yoga studio"; a model that returns the kind as
+    what it sells gets its trade kept instead, recorded as an inference."""
+    server = fake_openai_server
+    server.script([Reply.ok({"values": [
+        {"field": "business_name", "value": "Juniper Yoga", "source": "user_input"},
+        {"field": "sells", "value": "Small yoga studio", "source": "user_input"}],
+        "confirms": False, "brand": None})])
+    view = service.start_intake(actor=ACTOR)
+    view = service.send_message(intake_id=view.id, actor=ACTOR, backend=_backend(server),
+                                text="Juniper Yoga, a small yoga studio")
+    assert view.values["sells"] == "Yoga"
+    assert {(r.field, r.source) for r in view.records} == {("business_name", "user_input"),
+                                                           ("sells", "inference")}

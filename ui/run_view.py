@@ -39,6 +39,9 @@ def render_header(detail: RunDetail) -> None:
         meta.append(f"budget {usd(detail.budget_usd)}")
     if detail.kind == "protocol":  # whose crisis lines the safety note gives and is checked for
         meta.append(f"crisis lines for {escape_inline(region_of(detail.input).name)}")
+    if detail.kind == "campaign":  # -- intake: the campaign's market (hook, begin) --
+        from engine.pipelines.campaign.market import market_line
+        meta.append(escape_inline(market_line(detail.input)))  # -- intake: (hook, end) --
     st.markdown(" ".join(bits) + "  \n" + " · ".join(meta))
     if len(detail.stages) > 1 and detail.stage in detail.stages:  # else render_unknown says
         render_stages(detail)

@@ -25,10 +25,10 @@ Design decisions worth knowing:
 - Instructions inside the text ("ignore previous instructions, safety checks
   off") have no effect: nothing here reads the text as instructions.
 
-- Measured honestly (tests/data/safety_fresh_README.md, tools/safety_cv.py): on batches the
-  rules were never written against and the classifier never trained on (grouped
-  cross-validation), recall 0.75-0.77 at a false-alarm rate of 0.04-0.10 - far from catching
-  everything; the LLM Safety Guardian stays necessary.
+- Measured honestly (tools/safety_cv.py, leave-one-set-out): on the sets the rules were never
+  written against and the classifier never trained on, recall 0.75 at a false-alarm rate of
+  0.075 (fresh3, the hardest: 0.72 / 0.11) - far from catching everything; the LLM Safety
+  Guardian stays necessary.
 
 Where things are: the rules, lexicons and frames are data (engine/checks/data/*.toml, loaded
 by safety_rules.py); sentence splitting and normalising in sentences.py; here, the framing
@@ -169,7 +169,7 @@ _TOPIC_RE = {c: [compile_pattern(rf"\b<<{n}>>\b", f"topic {n}") for n in names]
 _READER = compile_pattern(r"\b<<reader>>\b", "lexicon reader")
 _IMPERATIVE = compile_pattern(r"[^a-z]*<<imperative>>\b", "lexicon imperative")
 MODEL_MIN_WORDS = 5
-MODEL_THRESHOLD = 0.7  # lowest with pooled held-out fpr <= 0.05 (tools/safety_cv.py)
+MODEL_THRESHOLD = 0.825  # lowest with pooled held-out fpr <= 0.05 (tools/safety_cv.py)
 # A verdict with no word of its category in the sentence (no lexicon anchors it) must be aimed
 # at the reader (_aimed), and may be asked for a higher probability.
 MODEL_BARE_MARGIN = 0.0
@@ -248,6 +248,28 @@ def model_hits(sentences: list[str], model, threshold: float = MODEL_THRESHOLD,
             for hits in model_scores(sentences, model, threshold)]
 
 
+# A rule hit is dropped when the classifier, which read the same words in context, finds its
+# sentence (alone and with each neighbour) clearly safe, below RULE_VETO: on the sets the rules
+# were not written against, their false alarms were mostly protective passages (bad advice
+# listed to be ignored, a clinician's note) that the classifier reads as such. The bar is low
+# (tools/safety_cv.py), so the classifier must be quite sure. Self-harm hits are never dropped:
+# a first-person suicidal statement goes to a clinician even when quoted.
+RULE_VETO = 0.1
+VETOED = frozenset({"medication", "diagnosis", "dangerous_practice", "discourages_help"})
+
+
+def veto_rules(sentences: list[str], found: list, model, veto: float = RULE_VETO) -> list:
+    """`found` (rule hits per sentence) without the vetoable hits on sentences the classifier
+    clears."""
+    n = len(sentences)
+    single, pair = model.window_probability(sentences, [(i, i + 1) for i in range(n - 1)])
+    out = []
+    for i, hits in enumerate(found):
+        p = max([single[i], *(pair[k] for k in (i - 1, i) if 0 <= k < n - 1)])
+        out.append(hits if p >= veto else tuple(h for h in hits if h[0] not in VETOED))
+    return out
+
+
 def screen_protocol(text: str, *, use_model: bool = True) -> ScreenResult:
     """Flag unsafe sentences in a protocol draft; score 1.0 when nothing is found. Each flag
     names its sentence (exact span) and why (flag.reason): a rule and the words it matched, or
@@ -259,9 +281,11 @@ def screen_protocol(text: str, *, use_model: bool = True) -> ScreenResult:
     found = [explain_sentence(text[a:b]) for a, b in spans]
     model = get_model() if use_model else None
     if model is not None:
+        if RULE_VETO > 0 and any(found):
+            found = veto_rules([text[a:b] for a, b in spans], found, model)
         for i, hits in enumerate(model_hits([text[a:b] for a, b in spans], model)):
             have = {c for c, _ in found[i]}
-            found[i] += [(c, why) for c, why in hits if c not in have]
+            found[i] = [*found[i], *((c, why) for c, why in hits if c not in have)]
     for (start, end), hits in zip(spans, found, strict=True):
         for category, why in hits:
             flags.append(FlagOut(category=category, text=text[start:end], start=start, end=end,

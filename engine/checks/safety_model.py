@@ -36,8 +36,8 @@ log = logging.getLogger(__name__)
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "tests" / "data"
 CORPUS = (DATA / "safety_labelled.jsonl", DATA / "safety_fresh1.jsonl",
-          DATA / "safety_fresh2.jsonl", DATA / "safety_train2.jsonl",
-          DATA / "safety_drafts.jsonl")
+          DATA / "safety_fresh2.jsonl", DATA / "safety_fresh3.jsonl",
+          DATA / "safety_train2.jsonl", DATA / "safety_drafts.jsonl")
 CACHE_DIR = Path.home() / ".cache" / "draftroom"
 CATEGORIES = ("self_harm", "medication", "diagnosis", "dangerous_practice", "discourages_help")
 
@@ -98,8 +98,9 @@ class SafetyModel:
     same sentences."""
 
     CACHE_SIZE = 16384
+    C = 16.0  # weak regularisation held out best (tools/safety_cv.py: C 4, 16, 32, 64)
 
-    def __init__(self, rows: list[dict], c: float = 4.0):
+    def __init__(self, rows: list[dict], c: float = C):
         from sklearn.feature_extraction.text import TfidfVectorizer
         from sklearn.linear_model import LogisticRegression
 
@@ -234,6 +235,10 @@ def _key(rows: list[dict]) -> str:
     return h.hexdigest()[:16]
 
 
+def model_path(rows: list[dict]) -> Path:
+    return CACHE_DIR / f"safety_model-{_key(rows)}.pickle"
+
+
 @cache
 def get_model() -> SafetyModel | None:
     """The trained model (from the disk cache when the corpus is unchanged), or None."""
@@ -247,7 +252,7 @@ def get_model() -> SafetyModel | None:
         log.warning("safety model: scikit-learn is not installed (pip install -e .); the "
                     "screen runs on rules only")
         return None
-    path = CACHE_DIR / f"safety_model-{_key(rows)}.pickle"
+    path = model_path(rows)
     # The cache is this user's own file, written below from the repository's corpus.
     if path.exists():
         try:
@@ -269,3 +274,19 @@ def get_model() -> SafetyModel | None:
 
 def available() -> bool:
     return get_model() is not None
+
+
+if __name__ == "__main__":  # `make model`: train (or find) the model for the corpus in the repo
+    import time
+
+    # through the package, so the pickled class is engine.checks.safety_model.SafetyModel and
+    # not __main__.SafetyModel (which the app could not load)
+    from engine.checks import safety_model as package
+
+    start = time.perf_counter()
+    built = package.get_model()
+    rows = package.load_rows()
+    if built is None or rows is None:
+        raise SystemExit("safety model: not built (see the warning above)")
+    print(f"safety model: {package.model_path(rows)} ({len(rows)} passages, "
+          f"{time.perf_counter() - start:.1f} s)")

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 
+from engine.intake.business_type import trade_of
 from engine.intake.fields import FIELDS
 from engine.intake.rules import extract
 from engine.intake.schema import ExtractionOut, IntakeTask
@@ -52,4 +53,18 @@ def run_extractor(task: IntakeTask, backend: LLMBackend) -> ExtractionOut:
     ctx = CallContext(run_id=None, step_id=None, kind="intake", stage="onboarding",  # type: ignore[arg-type]
                       params={}, budget_usd=None)
     out = run_agent(EXTRACTOR, task, backend, ctx)
-    return out if isinstance(out, ExtractionOut) else ExtractionOut.model_validate(out)
+    out = out if isinstance(out, ExtractionOut) else ExtractionOut.model_validate(out)
+    return _kinds_as_trades(out)
+
+
+def _kinds_as_trades(out: ExtractionOut) -> ExtractionOut:
+    """A model, too, may return the business's kind as what it sells ("Small yoga studio"):
+    its trade is kept instead, as an inference (business_type.py; the rules do the same)."""
+    values = []
+    for v in out.values:
+        trade = trade_of(v.value) if v.field == "sells" else None
+        if trade == "":
+            continue  # "a small company" says nothing about what it sells: asked
+        values.append(v if trade is None else v.model_copy(
+            update={"value": trade, "source": "inference"}))
+    return out.model_copy(update={"values": values})

@@ -38,7 +38,8 @@ FIELDS: tuple[FieldSpec, ...] = (
               ("business name", "business", "company name", "company", "brand name", "name")),
     FieldSpec("sells", "What it sells", "brand", "text",
               "What does it sell, or what does it do?",
-              "What the business sells or does, in a few words (e.g. coffee shop and bakery).",
+              "What the business sells or does, in a few words (e.g. coffee and pastries, yoga "
+              "classes); not the kind of business it is (a small yoga studio sells yoga).",
               ("what we sell", "what it sells", "what we do", "service type", "service",
                "business type", "type of business", "we sell", "industry")),
     FieldSpec("audience", "Audience", "brand", "text",

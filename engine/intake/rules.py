@@ -27,7 +27,7 @@ from engine.intake.cues import (
     label_cues,
 )
 from engine.intake.fields import spec
-from engine.intake.normalise import _DMY, _ISO, _MDY, CHANNEL_WORDS
+from engine.intake.normalise import _DMY, _ISO, _MDY, CHANNEL_WORDS, NONE_WORDS
 from engine.intake.schema import ExtractedValue, ExtractionOut, IntakeTask
 from engine.text import clean_text
 
@@ -69,6 +69,12 @@ def extract(task: IntakeTask) -> ExtractionOut:
         # No field was named in words: the text answers the question asked (before any
         # amount, channel or date said with it: "get 50 people in, budget 1500, June").
         _answer(text, task, add, typed=any(spec(v.field).self_evident for v in found))
+    elif not brand and not {v.field for v in found} & set(task.asked):
+        # "Students and commuters. Our voice is friendly.": the sentence no phrase read
+        # answers the question asked.
+        plain = [text[a:b] for a, b in _sentences(text) if not _cue_hits(text[a:b])]
+        if len(plain) == 1:
+            _answer(plain[0], task, add)
     found = _said_over_inferred(found)
     confirms = (task.awaiting_confirmation and not found and not brand
                 and bool(YES.match(text)) and not re.search(r"\b(?:but|except|change)\b",
@@ -303,6 +309,8 @@ def _answer(text: str, task: IntakeTask, add, *, typed: bool = False) -> None:  
         fs = spec(field)
         if fs.self_evident:
             continue
+        if NONE_WORDS.match(core) and not fs.may_be_empty:
+            return  # "none" is no audience: asked again
         value = re.sub(r"^(?:(?:it'?s|we'?re|we are|they'?re|mostly|mainly|um+|well|"
                        r"our \w+ (?:is|are))\s+)+", "", text, flags=re.I)
         if field == "business_name":

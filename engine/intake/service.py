@@ -30,6 +30,7 @@ from engine.intake.extractor import run_extractor
 from engine.intake.fields import spec
 from engine.llm.base import LLMBackend
 from engine.pipelines.campaign.brands import BrandIn, BrandOut, create_brand, list_brands
+from engine.pipelines.campaign.market import region_of_place
 from engine.pipelines.campaign.models import CampaignInput
 from engine.redact import redact_text
 from engine.text import clean_text
@@ -184,7 +185,11 @@ def _campaign_input(values: dict[str, Any], brand_id: int, brand_name: str,
     start, end = date.fromisoformat(d["start"]), date.fromisoformat(d["end"])
     # The campaign's drafters and checks read its months from the goal's words.
     goal = f"{values['goal']} ({start:%-d %B %Y} to {end:%-d %B %Y})"
+    # The place the person named sets the campaign's market (disclosure words, how fees are
+    # written); a place no region names leaves it to Settings (service.start_run).
+    region = region_of_place(str(values.get("region") or ""))
     return {"brand_id": brand_id, "brand_name": brand_name, "goal": goal[:1000],
+            **({"region": region} if region else {}),
             "audience": (audience or values.get("audience") or "")[:500],
             "budget": values["budget"], "channels": values["channels"],
             "num_creators": values.get("num_creators") or DEFAULT_CREATORS}

@@ -132,3 +132,32 @@ def test_an_abandoned_chat_resumes_from_the_queue(browser, app: AppServer, artif
     expect(page.get_by_text("5 of 11 filled in")).to_be_visible()
     _shot_intake(page, artifacts, "06-resumed")
     ctx.close()
+
+
+def test_a_business_kind_and_its_market_as_a_marketer_sees_them(  # type: ignore[no-untyped-def]
+        browser, app: AppServer, artifacts: Path) -> None:
+    """"We're a small bike shop in Berlin": the card reads what it sells as its trade (never the
+    shop itself), and the campaign's Run page names its market, whose disclosure words the
+    outreach then uses."""
+    ctx, page = _open(browser, app)
+    page.get_by_role("link", name="New campaign").click()
+    page.get_by_role("button", name="Start the chat").click()
+    _say(page, "Hallo! We're a small bike shop in Berlin, Germany, called Kiezrad.")
+    card = page.get_by_test_id("stVerticalBlock").filter(has_text="Business card").last
+    expect(card).to_contain_text("What it sells: Bike")
+    expect(card).not_to_contain_text("Small bike shop")
+    _shot_intake(page, artifacts, "07-business-kind")
+    _say(page, "We sell refurbished city bikes and repairs.")
+    expect(card).to_contain_text("What it sells: Refurbished city bikes")
+    _say(page, "Students and commuters. Our voice is friendly and direct.")
+    _say(page, "Products: the refurbished Hollandrad and the winter tune-up")
+    _say(page, "none")
+    _say(page, "Goal: sell 60 bikes. Budget $3,000, email and WhatsApp, April 2027")
+    expect(page.get_by_text("Is all of this right?")).to_be_visible()
+    _say(page, "yes")
+    page.get_by_role("link", name="Open the campaign").click()
+    page.wait_for_url("**/run?run=*")
+    expect(page.get_by_text("market: Germany: paid posts marked #Anzeige")).to_be_visible()
+    expect(page.get_by_text("Waiting for your review:")).to_be_visible(timeout=60_000)
+    _shot(page, artifacts, "intake-08-run-market")
+    ctx.close()

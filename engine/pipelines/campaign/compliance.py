@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from engine.checks.base import CheckResult, FlagOut
+from engine.pipelines.campaign.market import Market, market_for
 from engine.pipelines.campaign.outreach import looks_like_outreach, parse_outreach
 
 # Claims no campaign makes, whatever the brand: consumer-protection and advertising codes
@@ -77,13 +78,17 @@ def find_claims(text: str, rules: list[tuple[str, str, re.Pattern[str]]], base: 
     return out
 
 
-def _disclosure(text: str, base: int) -> list[FlagOut]:
-    if DISCLOSURE.search(text):
+def _disclosure(text: str, base: int, market: Market | None = None) -> list[FlagOut]:
+    """A text that asks a creator to post must say the post is marked as paid, in the words
+    its market accepts (Germany: "Werbung"/"Anzeige"; "#ad" alone is not enough there)."""
+    strict = market is not None and bool(market.required)
+    if (market.discloses(text) if strict else DISCLOSURE.search(text)):  # type: ignore[union-attr]
         return []
     for sentence, start in _sentences(text, base):
         if ASKS_TO_POST.search(sentence) and not PROTECTIVE.search(sentence):
             return [FlagOut(category="disclosure", text=sentence, start=start,
-                            end=start + len(sentence), check="compliance")]
+                            end=start + len(sentence), check="compliance",
+                            reason=market.rule if strict else "")]  # type: ignore[union-attr]
     return []
 
 
@@ -104,7 +109,8 @@ def _channel_rules(text: str, brand_name: str) -> list[FlagOut]:
 
 
 def check_campaign(text: str, *, stage: str | None = None, avoid_words: Iterable[str] = (),
-                   avoid_claims: Iterable[str] = (), brand_name: str = "") -> CheckResult:
+                   avoid_claims: Iterable[str] = (), brand_name: str = "",
+                   market: Market | None = None) -> CheckResult:
     """Flags for one campaign draft, and the compliance score they allow.
 
     OUTREACH drafts are checked message by message (disclosure, channel rules); briefs and
@@ -114,10 +120,10 @@ def check_campaign(text: str, *, stage: str | None = None, avoid_words: Iterable
     outreach = stage == "outreach" or (stage is None and looks_like_outreach(text))
     if outreach:
         for m in parse_outreach(text).messages:
-            flags += _disclosure(m.body, m.start)
+            flags += _disclosure(m.body, m.start, market)
         flags += _channel_rules(text, brand_name)
     elif stage != "creators":
-        flags += _disclosure(text, 0)
+        flags += _disclosure(text, 0, market)
     flags.sort(key=lambda f: f.start)
     blocking = sum(f.blocking for f in flags)
     return CheckResult(caps={"compliance": max(0.0, round(1.0 - 0.3 * blocking, 2))}, flags=flags)
@@ -134,6 +140,7 @@ def campaign_checks(
             text, stage=stage,
             avoid_words=brand.get("avoid_words") or (),
             avoid_claims=brand.get("avoid_claims") or (),
-            brand_name=str(brand.get("name") or run_input.get("brand_name") or ""))
+            brand_name=str(brand.get("name") or run_input.get("brand_name") or ""),
+            market=market_for(run_input, brand))
 
     return run

@@ -17,6 +17,7 @@ from engine.pipelines.campaign.creators import (
     rank_creators,
     resolve_shortlist,
 )
+from engine.pipelines.campaign.market import market_for
 from engine.pipelines.campaign.models import STAGES, CampaignInput
 
 CANDIDATES = 15
@@ -65,6 +66,8 @@ def stage_context(session: Session, run_id: int, stage: str) -> dict[str, Any]:
     ctx = review_context(session, run.input, stage)
     approved = approved_contents(session, run_id)
     ctx["feedback"] = stage_feedback(session, run_id, stage)
+    # Where the campaign runs: how paid posts are marked there, how fees are written, spelling.
+    ctx["market"] = market_for(run.input, brand).summary()
     at = STAGES.index(stage)
     if at >= 1:
         ctx["brief"] = approved.get("brief", "")

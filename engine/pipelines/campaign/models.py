@@ -126,6 +126,9 @@ class OutreachDraft(BaseModel):
     creators: list[str]
     """Every @handle on the approved shortlist, in its order."""
     messages: list[OutreachMessageOut]
+    open_points: list[str] = Field(default_factory=list)
+    """Reviewer comments the messages do not apply, each with why; may be empty. Shown under
+    "Open points" after the messages (never inside one: creators do not see it)."""
 
 
 # -- PLAN --------------------------------------------------------------------------------------

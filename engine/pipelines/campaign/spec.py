@@ -71,7 +71,8 @@ has a subject and may use Markdown; SMS is plain text, under 1,600 characters an
 WhatsApp is short, with at most a little bold; Teams has a title (in subject) and short
 sections that start with a **bold heading** line; Instagram DM is plain text under 1,000
 characters. Do not use ## or ### headings in bodies. List every shortlisted handle in
-creators. Write in the brand's voice. {_RULES}"""
+creators. Write in the brand's voice. A reviewer comment you cannot apply goes in
+open_points, saying why (never inside a message: creators read those). {_RULES}"""
 
 PLAN_PROMPT = f"""You are the campaign builder. Assemble the campaign plan from the approved
 brief, shortlist and outreach: a summary, a week-by-week schedule (at least three steps),

@@ -106,8 +106,11 @@ def render_outreach_draft(d: OutreachDraft) -> str:
              clean_text(m.subject) if m.subject else None,
              _no_structure_headings(clean_text(m.body))) for m in d.messages]
     channels = list(dict.fromkeys(m.channel for m in d.messages))
-    return render_outreach(brand_name=clean_text(d.brand_name), shortlist=d.creators,
+    text = render_outreach(brand_name=clean_text(d.brand_name), shortlist=d.creators,
                            messages=msgs, channels=[c for c in CHANNELS if c in channels])
+    points = [clean_text(p) for p in d.open_points if clean_text(p)]
+    # A level-2 heading with no @handle: parse_outreach ends the last message before it.
+    return text + (f"\n## Open points\n\n{_bullets(points)}\n" if points else "")
 
 
 def _cell(text: str) -> str:

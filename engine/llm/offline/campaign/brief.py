@@ -23,6 +23,7 @@ from engine.llm.offline.campaign.common import (
 from engine.pipelines.base import DraftTask
 from engine.pipelines.campaign.brands import BrandOut
 from engine.pipelines.campaign.channels import LABELS
+from engine.pipelines.campaign.market import market_for
 from engine.pipelines.campaign.models import (
     BriefDraft,
     BudgetLine,
@@ -40,7 +41,7 @@ def split_budget(budget: float) -> list[BudgetLine]:
     return lines
 
 
-def success_metrics(goal: str, budget: float, n: int) -> list[str]:
+def success_metrics(goal: str, budget: float, n: int, tag: str = "#ad") -> list[str]:
     kind, metric = goal_type(goal)
     impressions = int(round(budget * 40, -3)) or 1000
     conversions = {"footfall": budget / 15, "launch": budget / 10, "sales": budget / 25,
@@ -53,7 +54,7 @@ def success_metrics(goal: str, budget: float, n: int) -> list[str]:
         "Engagement rate: 3.5% or more on sponsored posts",
         f"{_sentence_case(metric)}: {int(max(10, round(conversions, -1))):,} within 4 weeks "
         "of the first post",
-        "Content: every agreed post live in its window, each with #ad",
+        f"Content: every agreed post live in its window, each with {tag}",
     ]
 
 
@@ -70,6 +71,7 @@ def _audience(asked: str, brand: BrandOut | None) -> str:
 def draft_brief(task: DraftTask) -> BriefDraft:
     i = task.input
     brand = brand_of(task.context)
+    market = market_for(i, brand)
     name = brand_name_of(i, brand) or "the brand"
     n = int(i.get("num_creators") or 5)
     channels = [LABELS.get(c, c) for c in i.get("channels", [])]
@@ -98,7 +100,8 @@ def draft_brief(task: DraftTask) -> BriefDraft:
         f"{n} creators, each with one feed post or reel and two stories (or the platform's "
         "equivalent) featuring " + products[0],
         f"Outreach to each creator by {', '.join(channels) or 'email'}",
-        "Every sponsored post is labelled #ad and uses the platform's paid-partnership tag",
+        f"Every sponsored post is labelled {market.tag} and uses the platform's "
+        "paid-partnership tag" + (f" ({market.rule})" if market.required else ""),
         "A promo code per creator, so results can be traced",
     ]
     timeline = [
@@ -118,7 +121,7 @@ def draft_brief(task: DraftTask) -> BriefDraft:
         deliverables=deliverables,
         timeline=timeline,
         budget_split=split_budget(budget),
-        success_metrics=success_metrics(str(i.get("goal", "")), budget, n),
+        success_metrics=success_metrics(str(i.get("goal", "")), budget, n, market.tag),
         open_points=unhandled_feedback(task),
     )
     if task.previous:

@@ -201,13 +201,18 @@ _MONTHS = ("january|february|march|april|may|june|july|august|september|october|
 _DATE = re.compile(rf"\b(?:by|before|until|in|during|for)\s+((?:the\s+)?\d{{1,2}}(?:st|nd|rd|th)?"
                    rf"\s+(?:of\s+)?(?:{_MONTHS})|(?:{_MONTHS})(?:\s+\d{{1,2}})?)\b", re.I)
 _TARGET = re.compile(r"\b(\d[\d,]*)\s+((?:[a-z][\w'-]*\s+){0,3}?[a-z][\w'-]*)"
-                     r"(?=\s+(?:by|before|until|in|for|from|at|this|next|during)\b|[,.;]|$)",
+                     r"(?=\s+(?:by|before|until|in|for|from|at|this|next|during)\b|\s*[,.;(]|$)",
                      re.I)
 
 
+# "(1 April 2027 to 30 April 2027)": the dates the intake writes after a campaign's goal.
+_RANGE = re.compile(rf"\(\s*[^)]*?\bto\s+(\d{{1,2}}\s+(?:{_MONTHS}))\b[^)]*\)", re.I)
+
+
 def goal_date(goal: str) -> str | None:
-    """The date the goal names ("by 15 March" -> "15 March", "in May" -> "May")."""
-    m = _DATE.search(goal)
+    """The date the goal names ("by 15 March" -> "15 March", "in May" -> "May"; the end of
+    the campaign's dates when it gives them)."""
+    m = _RANGE.search(goal) or _DATE.search(goal)
     return m.group(1) if m else None
 
 

@@ -8,6 +8,7 @@ from typing import Any
 
 from engine.checks.terms import data as coverage_data
 from engine.llm.offline.campaign.common import (
+    SHORTER,
     _note_text,
     _sentence_case,
     brand_name_of,
@@ -17,6 +18,7 @@ from engine.llm.offline.campaign.common import (
     fee_offers,
     feedback_mentions,
     first_name,
+    mentions_in,
     products_for,
     sanitize,
     stage_feedback,
@@ -28,6 +30,7 @@ from engine.pipelines.campaign.brands import BrandOut
 from engine.pipelines.campaign.channels import LABELS
 from engine.pipelines.campaign.compliance import DISCLOSURE
 from engine.pipelines.campaign.creators import per_creator_budget, reach_channel
+from engine.pipelines.campaign.market import Market, market_for, markets
 from engine.pipelines.campaign.models import (
     OutreachDraft,
     OutreachMessageOut,
@@ -60,7 +63,7 @@ def _offer(entry: dict[str, Any], budget: float, n: int) -> int:
 
 def _message(channel: str, e: dict[str, Any], *, brand: BrandOut | None, brand_name: str,
              goal: str, budget: float, n: int, personal: bool, extra: list[str],
-             short: bool) -> tuple[str | None, str]:
+             short: bool, market: Market) -> tuple[str | None, str]:
     """(subject or title, body) for one creator on one channel, in the brand's register."""
     first = first_name(e.get("name") or e["handle"])
     easy = casual(brand)
@@ -86,6 +89,8 @@ def _message(channel: str, e: dict[str, Any], *, brand: BrandOut | None, brand_n
     why = why.replace("our our ", "our ")
     disclose = "It's a paid partnership, so posts carry #ad and the paid-partnership label." \
         if easy else "This is a paid partnership: posts carry #ad and the paid-partnership label."
+    if market.code != markets()[""].code:  # the market's own words ("#Anzeige" in Germany)
+        disclose = market.disclosure
     extras = " ".join(f"{_sentence_case(x)}." for x in extra)
     if channel == "email":
         subject = f"Paid collaboration with {brand_name}" + ("?" if easy else "")
@@ -96,7 +101,7 @@ def _message(channel: str, e: dict[str, Any], *, brand: BrandOut | None, brand_n
             + (f" {extras}" if extras else ""),
             f"**What we'd love**\n\n- {_sentence_case(ask)} featuring our {product}\n"
             f"- Posted in weeks 3-4 of the campaign, in your own words",
-            f"**What we offer**\n\n- A fee of ${offer:,}\n- Our {product} for you to try",
+            f"**What we offer**\n\n- A fee of {market.fee(offer)}\n- Our {product} for you to try",
             disclose,
             ("Would you be up for a quick chat this week? Just reply to this email."
              if easy else "Would you be available for a short call this week? Please reply "
@@ -106,7 +111,7 @@ def _message(channel: str, e: dict[str, Any], *, brand: BrandOut | None, brand_n
         ] if x)
         if short:
             body = "\n\n".join([f"Hi {first},", f"{who} {hook}",
-                                f"We'd pay ${offer:,} for {ask} featuring our {product}.",
+                                f"We'd pay {market.fee(offer)} for {ask} featuring our {product}.",
                                 disclose, "Interested? Just reply.",
                                 f"The {brand_name} team"])
         return subject, body
@@ -117,7 +122,7 @@ def _message(channel: str, e: dict[str, Any], *, brand: BrandOut | None, brand_n
             f"**The idea**\n{_sentence_case(ask)} featuring our {product}, posted in "
             f"weeks 3-4. {why}"
             + (f" {extras}" if extras else ""),
-            f"**What we offer**\nA fee of ${offer:,}, plus our {product} to try.",
+            f"**What we offer**\nA fee of {market.fee(offer)}, plus our {product} to try.",
             f"**Disclosure**\n{disclose}",
             "**Next step**\nReply here and we'll set up a short call." if easy else
             "**Next step**\nPlease reply here to arrange a short call.",
@@ -125,14 +130,14 @@ def _message(channel: str, e: dict[str, Any], *, brand: BrandOut | None, brand_n
         return title, body
     tail = "Interested? Reply and we'll send the details." if easy else \
         "Would you like the details? Please reply."
-    core = (f"{hello} {who} {hook} We'd like to pay you ${offer:,} for {ask} about our "
+    core = (f"{hello} {who} {hook} We'd like to pay you {market.fee(offer)} for {ask} about our "
             f"{product}. {extras} {disclose} {tail}")
     if short or channel == "sms":
         core = (f"{hello} {who} {hook} Would you post {ask} about our {product} for "
-                f"${offer:,}? {disclose} {tail}")
+                f"{market.fee(offer)}? {disclose} {tail}")
     core = re.sub(r"\s{2,}", " ", core).strip()
     if channel == "whatsapp":
-        core = core.replace(f"${offer:,}", f"**${offer:,}**", 1)
+        core = core.replace(market.fee(offer), f"**{market.fee(offer)}**", 1)
     return None, core
 
 
@@ -151,6 +156,26 @@ def creator_channels(entry: dict[str, Any], channels: list[str]) -> list[str]:
     return [first, *(c for c in channels if c != first and audience.get(c) != "internal")]
 
 
+# What the templates act on besides mentions, fees and length (read from notes and comments).
+_GENERIC = re.compile(r"generic|personal", re.I)
+_DISCLOSE = re.compile(r"disclos", re.I)
+_COMPLIANCE = re.compile(r"banned|claim|compliance|avoid", re.I)
+
+
+def unapplied(feedback: list[str], shortlist: list[dict[str, Any]]) -> list[str]:
+    """A person's comments the templates have no rule for (sign them from Dana, move the call
+    to Friday): each is listed under "Open points" so the reviewer sees it was not applied,
+    instead of getting the same text back."""
+    return [f for f in feedback
+            if not (mentions_in([f]) or SHORTER.search(f) or fee_offers([f], shortlist)
+                    or _GENERIC.search(f) or _DISCLOSE.search(f) or _COMPLIANCE.search(f))]
+
+
+def open_point(comment: str) -> str:
+    return (f'Not applied: "{comment}" (the offline drafter has no rule for this request; '
+            "edit the messages or say it in other words).")
+
+
 def draft_outreach(task: DraftTask) -> OutreachDraft:
     i = task.input
     brand = brand_of(task.context)
@@ -159,11 +184,13 @@ def draft_outreach(task: DraftTask) -> OutreachDraft:
     channels: list[str] = list(i.get("channels", []))
     budget, n = float(i.get("budget") or 0), max(1, len(shortlist))
     previous = parse_outreach(task.previous) if task.previous else None
-    notes_text = _note_text(task.notes)
-    generic_note = bool(re.search(r"generic|personal", notes_text, re.I))
+    # A person's comments on this stage count as much as the evaluator's notes.
+    notes_text = "\n".join([_note_text(task.notes), *stage_feedback(task)])
+    generic_note = bool(_GENERIC.search(notes_text))
     extra = feedback_mentions(task)
     short = wants_shorter(task)
     fees = fee_offers(stage_feedback(task), shortlist)
+    market = market_for(i, brand)
     messages = []
     for e in shortlist:
         if e["handle"] in fees:
@@ -177,19 +204,20 @@ def draft_outreach(task: DraftTask) -> OutreachDraft:
                 subject, body = _message(ch, e, brand=brand, brand_name=brand_name,
                                          goal=str(i.get("goal", "")), budget=budget, n=n,
                                          personal=previous is not None, extra=extra,
+                                         market=market,
                                          short=short or "length" in notes_text.lower())
             else:
                 subject, body = kept.subject, kept.body
                 if ch == "email" and not subject:
                     subject = f"Paid collaboration with {brand_name}"
-            if not DISCLOSURE.search(body) and re.search(r"disclosure", notes_text, re.I):
-                body += "\n\nThis is a paid partnership: posts carry #ad and the " \
-                        "paid-partnership label."
-            if wants_compliance_fix(task):
+            if not DISCLOSURE.search(body) and _DISCLOSE.search(notes_text):
+                body += "\n\n" + market.disclosure
+            if wants_compliance_fix(task) or _COMPLIANCE.search(notes_text):
                 body = sanitize(body, brand)
                 subject = sanitize(subject, brand) if subject else subject
             messages.append(OutreachMessageOut(
                 creator_handle=e["handle"], creator_name=e.get("name", ""), channel=ch,  # type: ignore[arg-type]
                 subject=subject, body=body))
     return OutreachDraft(brand_name=brand_name, creators=[e["handle"] for e in shortlist],
-                         messages=messages)
+                         messages=messages, open_points=[
+                             open_point(f) for f in unapplied(stage_feedback(task), shortlist)])

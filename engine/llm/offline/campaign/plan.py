@@ -12,6 +12,7 @@ from engine.markdown import list_items
 from engine.pipelines.base import DraftTask
 from engine.pipelines.campaign.channels import LABELS
 from engine.pipelines.campaign.creators import per_creator_budget, reach_channel
+from engine.pipelines.campaign.market import market_for
 from engine.pipelines.campaign.models import (
     BudgetLine,
     CreatorDeliverable,
@@ -56,6 +57,7 @@ def draft_plan(task: DraftTask) -> PlanDraft:
     i = task.input
     brand = brand_of(task.context)
     name = brand_name_of(i, brand)
+    market = market_for(i, brand)
     budget = float(i.get("budget") or 0)
     shortlist: list[dict[str, Any]] = list(task.context.get("shortlist", []))
     outreach = parse_outreach(task.context.get("outreach", "") or "")
@@ -90,7 +92,7 @@ def draft_plan(task: DraftTask) -> PlanDraft:
                                        amount_usd=float(int(left))))
     kpis = _kpis_from_brief(task.context.get("brief", "")) or [
         Kpi(name=k.split(":")[0], target=k.split(":", 1)[1].strip())
-        for k in success_metrics(str(i.get("goal", "")), budget, n)]
+        for k in success_metrics(str(i.get("goal", "")), budget, n, market.tag)]
     n_msgs = len(outreach.messages)
     chans = ", ".join(LABELS.get(c, c) for c in dict.fromkeys(m.channel for m in outreach.messages))
     avoid = (brand.avoid_claims + brand.avoid_words) if brand else []
@@ -116,7 +118,8 @@ def draft_plan(task: DraftTask) -> PlanDraft:
         budget=budget_lines,
         kpis=kpis,
         compliance=[
-            "Every sponsored post carries #ad and the platform's paid-partnership label",
+            f"Every sponsored post carries {market.tag} and the platform's paid-partnership "
+            "label" + (f" ({market.rule})" if market.required else ""),
             "Creators review the brief's key messages and avoid claims the brand cannot prove"
             + (f"; avoid in particular: {', '.join(avoid)}" if avoid else ""),
             "Keep proof of each post and its disclosure for the campaign record",

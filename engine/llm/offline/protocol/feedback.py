@@ -1,16 +1,19 @@
 """Simple structured feedback a person gives on a protocol draft, applied by the offline
 Drafter: "add a step about X" (an action becomes that step), "mention Y", "offer Z", "make
-it specific to W". A comment the drafter has no rule for is not dropped silently: it is
-listed under "Open points" in the revision, so the reviewer sees it was not applied."""
+it specific to W", "make sure it mentions V" (already there: the purpose says where). A
+comment the drafter has no rule for is not dropped silently: it is listed under "Open points"
+in the revision, so the reviewer sees it was not applied."""
 
 from __future__ import annotations
 
 import re
 from dataclasses import asdict, dataclass, field, replace
 
+from engine.checks import crisis
 from engine.llm.offline.protocol import library as lib
 from engine.llm.offline.protocol.asks import _Asks, _read_request, _topics_to_add
 from engine.llm.offline.protocol.common import (
+    _CRISIS,
     MAX_STEPS,
     _cap,
     _Context,
@@ -36,6 +39,14 @@ _SPECIFIC = re.compile(
     r"\b(?:make (?:it|this|the (?:exercise|steps))\s+(?:more\s+)?(?:specific|relevant|"
     r"tailored)\s+(?:to|for|about)|tailor (?:it|this)\s+(?:to|for)|adapt (?:it|this)\s+"
     r"(?:to|for)|focus (?:it|this)\s+on)\s+([^.;!?\n]{3,80})", re.I)
+# "Make sure it mentions the crisis line": what must be in the draft. Already there, the
+# revision points to where (a person asking has not seen it, so it is not visible enough);
+# missing, it is mentioned like "mention X".
+_MAKE_SURE = re.compile(
+    r"\b(?:make sure|ensure|be sure|check)\s+(?:that\s+)?"
+    r"(?:it|this|you|they|the (?:draft|exercise|protocol|handout|text|steps?|safety note|note))\s+"
+    r"(?:mentions?|includes?|covers?|names?|says?|talks? about|has|have|gives?|lists?|"
+    r"points? to|explains?|refers? to)\s+([^.;!?\n]{3,80})", re.I)
 _VAGUE = {"the situation", "their situation", "your situation", "the client", "them", "it",
           "the person", "this person", "the case", "the intent", "the request"}
 _NOT_GERUNDS = {"something", "anything", "nothing", "everything", "morning", "evening",
@@ -49,6 +60,8 @@ class Feedback:
     """Actions to add as steps, already imperative."""
     mentions: list[str] = field(default_factory=list)
     offers: list[str] = field(default_factory=list)
+    ensure: list[str] = field(default_factory=list)
+    """What a "make sure it mentions X" comment wants in the draft."""
     specific: str | None = None
     unapplied: list[str] = field(default_factory=list)
 
@@ -101,7 +114,10 @@ def _requests(comments: list[str]) -> list[str]:
 def read_feedback(comments: list[str]) -> Feedback:
     fb = Feedback()
     for comment in _requests(comments):
-        before = len(fb.steps) + len(fb.mentions) + len(fb.offers)
+        before = len(fb.steps) + len(fb.mentions) + len(fb.offers) + len(fb.ensure)
+        if ensure := _phrases(_MAKE_SURE, comment):
+            fb.ensure += ensure
+            continue
         for topic in _topics_to_add(comment):
             if step := imperative(topic):
                 fb.steps.append(step)
@@ -118,7 +134,8 @@ def read_feedback(comments: list[str]) -> Feedback:
         specific = _phrases(_SPECIFIC, comment)
         if specific:
             fb.specific = specific[-1]
-        found = len(fb.steps) + len(fb.mentions) + len(fb.offers) > before or specific
+        found = (len(fb.steps) + len(fb.mentions) + len(fb.offers) + len(fb.ensure) > before
+                 or specific)
         if not found and not _asks_anything(comment):
             fb.unapplied.append(" ".join(comment.split()))
     return fb
@@ -173,6 +190,36 @@ def _make_specific(doc: _Doc, ctx: _Context, target: str) -> None:
     _add_to_purpose(doc, f"It is written with {safe} in mind.")
 
 
+def _section_with(doc: _Doc, ctx: _Context, phrase: str) -> str | None:
+    """The heading of the first section that already has `phrase` (a crisis line counts as
+    any crisis resource the reader's region can use)."""
+    sections = [("Steps", "\n".join(doc.steps)), ("Safety note", doc.safety),
+                ("Reflection", "\n".join(doc.reflection)), *doc.extras_before,
+                *doc.extras_after, ("Purpose", doc.purpose)]
+    region = crisis.region(ctx.region)
+    for heading, body in sections:
+        if heading.lower() == OPEN_POINTS.lower() or not body:
+            continue
+        if _topic_in(phrase, body) or (_CRISIS.search(phrase)
+                                       and crisis.mentions_resource(body, region)):
+            return heading
+    return None
+
+
+def _ensure(doc: _Doc, ctx: _Context, phrase: str) -> None:
+    keep = _sentence("Keep {} in mind as you work through the steps.", phrase)
+    where = _section_with(doc, ctx, phrase)
+    find = _sentence(f"You will find {{}} in the {where} section.", phrase) if where else None
+    if any(x and _norm(x) in _norm(doc.purpose) for x in (keep, find)):
+        return  # answered by an earlier revision: applying it again changes nothing
+    if find:
+        _add_to_purpose(doc, find)
+    elif step := imperative(phrase):
+        _add_step(doc, step)
+    else:
+        _add_to_purpose(doc, keep)
+
+
 def _note_unapplied(doc: _Doc, comments: list[str]) -> None:
     lines = [f'- Not applied: "{c}" (the offline drafter has no rule for this request; '
              "edit the draft or say it in other words)." for c in comments]
@@ -196,4 +243,6 @@ def apply_feedback(doc: _Doc, ctx: _Context, comments: list[str]) -> None:
         _add_to_purpose(doc, _sentence("Keep {} in mind as you work through the steps.", phrase))
     for phrase in fb.offers:
         _add_to_purpose(doc, _sentence("You can also use {} alongside this exercise.", phrase))
+    for phrase in fb.ensure:
+        _ensure(doc, ctx, phrase)
     _note_unapplied(doc, fb.unapplied)
