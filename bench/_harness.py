@@ -117,30 +117,44 @@ def offline_env(url: str) -> dict[str, str]:
 
 
 class AgentClock:
-    """CPU seconds spent inside the agents' own functions and the deterministic checks, over
-    every thread. CPU time, not wall time: two critics sharing the GIL would otherwise each
-    count the other's turns as their own."""
+    """Time spent inside the agents' own functions and the deterministic checks (the checks
+    on the draft and the checks that follow it), over every thread: CPU seconds, and wall
+    seconds while they ran. An engine's overhead is its CPU less the agents' CPU, and its wall
+    time less the agents' wall time: subtracting their CPU from wall time would count the
+    time the machine's other work took from the agents as the engine's, which on a busy
+    machine pushes any two engines' ratio towards 1. Both engines run their agents one at a
+    time on the offline backend (Draftroom's critics run in the calling thread there), so no
+    agent's wall time holds another's. A wrapped function called inside another counts once."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
+        self._depth = threading.local()
         self.seconds = 0.0
+        self.wall_seconds = 0.0
         self.calls = 0
 
     def reset(self) -> None:
         with self._lock:
             self.seconds = 0.0
+            self.wall_seconds = 0.0
             self.calls = 0
 
     def wrap(self, fn: F) -> F:
         @functools.wraps(fn)
         def timed(*args: Any, **kwargs: Any) -> Any:
-            t0 = time.thread_time()
+            depth = getattr(self._depth, "n", 0)
+            if depth:  # inside another timed function: its time counts already
+                return fn(*args, **kwargs)
+            self._depth.n = 1
+            t0, w0 = time.thread_time(), time.perf_counter()
             try:
                 return fn(*args, **kwargs)
             finally:
-                dt = time.thread_time() - t0
+                dt, dw = time.thread_time() - t0, time.perf_counter() - w0
+                self._depth.n = 0
                 with self._lock:
                     self.seconds += dt
+                    self.wall_seconds += dw
                     self.calls += 1
 
         return timed  # type: ignore[return-value]
@@ -149,7 +163,11 @@ class AgentClock:
 @contextmanager
 def timed_protocol(clock: AgentClock) -> Iterator[Any]:
     """The protocol pipeline with its agents' offline functions and its checks timed by
-    `clock`; the engine looks pipelines up by kind, so it runs the timed copy."""
+    `clock`; the engine looks pipelines up by kind, so it runs the timed copy. The checks that
+    follow the text (engine.checks.follow) are timed too, where each engine calls them from:
+    they are the same deterministic checks for both, not engine work."""
+    import engine.checks.follow as follow_module
+    import engine.loop.nodes as loop_nodes
     from engine.pipelines.registry import PIPELINES
 
     original = PIPELINES["protocol"]
@@ -162,11 +180,14 @@ def timed_protocol(clock: AgentClock) -> Iterator[Any]:
                 checks=clock.wrap(st.checks))
         for st in original.stages
     )
+    follow = follow_module.follow_checks
     PIPELINES["protocol"] = replace(original, stages=stages)
+    follow_module.follow_checks = loop_nodes.follow_checks = clock.wrap(follow)  # type: ignore[assignment]
     try:
         yield PIPELINES["protocol"]
     finally:
         PIPELINES["protocol"] = original
+        follow_module.follow_checks = loop_nodes.follow_checks = follow  # type: ignore[assignment]
 
 
 # -- figures ---------------------------------------------------------------------------------

@@ -1,7 +1,7 @@
 """Draftroom's own cost per step on the offline backend: protocol runs driven from start to
-review in this process, timed end to end; the agents' time is measured separately (CPU
-seconds inside their functions) so that what is left is the engine: sessions, commits, the
-LLM-call records, the lease, the step rows."""
+review in this process, timed end to end; the agents' and checks' time is measured separately
+(CPU and wall seconds inside their functions, bench._harness.AgentClock) so that what is left
+is the engine: sessions, commits, the LLM-call records, the lease, the step rows."""
 
 from __future__ import annotations
 
@@ -41,11 +41,14 @@ class Batch:
     wall_s: float
     cpu_s: float
     agent_s: float
+    """CPU seconds inside the agents and checks."""
+    agent_wall_s: float
+    """Wall seconds inside the agents and checks (see AgentClock)."""
     per_run_s: list[float] = field(default_factory=list)
 
     @property
     def overhead_s(self) -> float:
-        return max(0.0, self.wall_s - self.agent_s)
+        return max(0.0, self.wall_s - self.agent_wall_s)
 
     @property
     def overhead_ms_per_step(self) -> float:
@@ -100,7 +103,7 @@ def draftroom_batch(n: int, clock: AgentClock, *, offset: int = 0) -> Batch:
         per_run.append(time.perf_counter() - r0)
         ids.append(run_id)
     wall, cpu = time.perf_counter() - t0, time.process_time() - cpu0
-    agent_s, agent_calls = clock.seconds, clock.calls
+    agent_s, agent_wall_s, agent_calls = clock.seconds, clock.wall_seconds, clock.calls
     with session_scope() as s:
         steps = s.exec(select(func.count()).select_from(Step)
                        .where(Step.run_id.in_(ids))).one()  # type: ignore[attr-defined]
@@ -108,7 +111,8 @@ def draftroom_batch(n: int, clock: AgentClock, *, offset: int = 0) -> Batch:
             Run.id.in_(ids), Run.status != RunStatus.REVIEW)).one()  # type: ignore[union-attr]
     if stuck:
         raise RuntimeError(f"{stuck} of {n} runs did not reach review")
-    return Batch("Draftroom", n, int(steps), agent_calls, wall, cpu, agent_s, per_run)
+    return Batch("Draftroom", n, int(steps), agent_calls, wall, cpu, agent_s, agent_wall_s,
+                 per_run)
 
 
 # Where Draftroom's own time goes: (part, module, attribute) timed in CPU seconds on one extra

@@ -39,15 +39,20 @@ def _pool_size() -> int:
 
 def make_engine(url: str) -> Engine:
     size = _pool_size()
+    # LIFO: the connection handed out is the one used last. On SQLite a connection drops its
+    # whole page cache whenever another connection committed since it last read, so a run
+    # started on one pooled connection and driven on another re-read every page twice per run;
+    # reusing the warm one skips that (preads 3905 -> 967 over 70 runs of `make bench`).
     if url.startswith("sqlite"):
         # An in-memory database is one connection per thread (SingletonThreadPool): no sizes.
         pool = {} if url in ("sqlite://", "sqlite:///:memory:") else {
-            "pool_size": size, "max_overflow": size}
+            "pool_size": size, "max_overflow": size, "pool_use_lifo": True}
         eng = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30},
                             **pool)
         event.listen(eng, "connect", _sqlite_pragmas)
         return eng
-    return create_engine(url, pool_pre_ping=True, pool_size=size, max_overflow=size)
+    return create_engine(url, pool_pre_ping=True, pool_size=size, max_overflow=size,
+                         pool_use_lifo=True)
 
 
 # One lock for everything that changes the schema in this process: creating the tables of a

@@ -63,20 +63,28 @@ SEL_PRODUCTS = Prepared(
 CONTEXT_KEYS = {"brief": "brief", "creators": "shortlist", "outreach": "outreach"}
 
 
+DraftRow = tuple[int, str, str | None, int | None, str | None]
+"""A draft as SEL_DRAFT reads it: version, stage, author kind, parent id, parent's text."""
+
+
 def load_follow(c: Connection, *, run_id: int, draft_id: int | None, kind: str,
-                critics: set[str], brand_id: int | None = None) -> FollowInput:
+                critics: set[str], brand_id: int | None = None, known: DraftRow | None = None,
+                people_acted: bool = True) -> FollowInput:
     """`critics`: the stage's critic names (their notes count as feedback; a person's notes
-    come in as comments instead)."""
+    come in as comments instead). `known`: the draft's row when the caller holds it (the
+    transaction that wrote it; versions never change). `people_acted`: False when no person
+    ever acted on the run (Run.audit_head is None: every act moves it, engine/audit_chain.py),
+    so there are no comments or approvals to read."""
     if draft_id is None:
         return FollowInput()
-    row = next(iter(SEL_DRAFT.rows(c, {"b_draft": draft_id})), None)
+    row = known or next(iter(SEL_DRAFT.rows(c, {"b_draft": draft_id})), None)
     if row is None:
         return FollowInput()
     version, stage, author_kind, parent_id, previous = row
     comments = [Comment(text=text, before=before, source="human")
                 for text, before in SEL_COMMENTS.rows(
                     c, {"b_run": run_id, "b_stage": stage, "b_version": version})
-                if text and text.strip()]
+                if text and text.strip()] if people_acted else []
     if parent_id is not None:
         said = {x.text for x in comments}
         comments += [Comment(text=text, before=previous,
@@ -85,7 +93,8 @@ def load_follow(c: Connection, *, run_id: int, draft_id: int | None, kind: str,
                      if (author in critics or author == "checks") and text not in said]
     context: dict[str, Any] = {}
     if kind == "campaign":
-        context = {CONTEXT_KEYS[s]: text for s, text in SEL_APPROVED.rows(c, {"b_run": run_id})
+        approved = SEL_APPROVED.rows(c, {"b_run": run_id}) if people_acted else []
+        context = {CONTEXT_KEYS[s]: text for s, text in approved
                    if s in CONTEXT_KEYS and s != stage}
         products = SEL_PRODUCTS.scalar(c, {"b_brand": brand_id}) if brand_id else None
         context["brand"] = {"products": list(products or [])}
@@ -102,4 +111,4 @@ def _unique(comments: list[Comment]) -> list[Comment]:
     return list(seen.values())
 
 
-__all__ = ["FOLLOW_AUTHOR", "load_follow"]
+__all__ = ["FOLLOW_AUTHOR", "DraftRow", "load_follow"]

@@ -88,6 +88,9 @@ class PriceBook:
         self._loaded = 0.0
         self._source: object = None  # the engine (database) the rows came from
         self._by_model: dict[str, list[ModelPrice]] = {}  # the rows that can match a model
+        # model -> (the latest start among its rows, the price from then on): a call at or
+        # after it is priced without going through the rows (None: no rows, never a price).
+        self._settled: dict[str, tuple[datetime | None, Price | None]] = {}
         self._lock = threading.Lock()
 
     def price(self, session: Session, model: str, at: datetime | None = None) -> Price | None:
@@ -103,6 +106,7 @@ class PriceBook:
                     rows = list(session.exec(select(ModelPrice)).all())
                 self._rows = rows
                 self._by_model = {}
+                self._settled = {}
                 self._loaded = time.monotonic()
                 self._source = source
             rows = self._by_model.get(model)
@@ -111,6 +115,9 @@ class PriceBook:
                 names = {model, _undated(model)}
                 rows = [r for r in self._rows if any(_matches(r.model, n) for n in names)]
                 self._by_model[model] = rows
+                latest = max((r.effective_from for r in rows), default=None)
+                self._settled[model] = (
+                    latest, pick_price(rows, model, latest) if latest is not None else None)
         return pick_price(rows, model, at or utcnow())
 
     def lookup(self, model: str, at: datetime | None = None) -> Price | None:
@@ -120,10 +127,14 @@ class PriceBook:
             fresh = (time.monotonic() - self._loaded <= self._ttl
                      and self._source is get_engine())
             rows = self._by_model.get(model) if fresh else None
+            settled = self._settled.get(model) if rows is not None else None
         if rows is None:
             with session_scope() as s:
                 return self.price(s, model, at)
-        return pick_price(rows, model, at or utcnow())
+        at = at or utcnow()
+        if settled is not None and (settled[0] is None or at >= settled[0]):
+            return settled[1]  # every row has started: the same price as at the latest start
+        return pick_price(rows, model, at)
 
     def invalidate(self) -> None:
         with self._lock:

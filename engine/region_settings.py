@@ -14,7 +14,7 @@ from sqlalchemy.engine import Connection
 from sqlmodel import Session
 
 from db.models import Brand, Setting, utcnow
-from db.session import session_scope
+from db.session import get_engine, session_scope
 from engine.checks.crisis import checked_region
 from engine.errors import InvalidInput, NotFound
 from engine.identity import require
@@ -32,9 +32,9 @@ class RegionSettings(BaseModel):
 
 
 def get_region_settings(session: Session | Connection | None = None) -> RegionSettings:
-    if session is None:
-        with session_scope() as s:
-            return get_region_settings(s)
+    if session is None:  # a plain connection: one read, where an ORM session cost more
+        with get_engine().connect() as c:
+            return get_region_settings(c)
     values = _read(session)
     brands = {int(k.removeprefix(BRAND_KEY)): str(v) for k, v in values.items()
               if k.startswith(BRAND_KEY) and k.removeprefix(BRAND_KEY).isdigit() and v}

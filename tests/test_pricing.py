@@ -119,6 +119,12 @@ def test_a_scheduled_price_waits_for_its_date(db_url: str) -> None:
     with session_scope() as s:
         assert PRICE_BOOK.price(s, "gpt-4.1-mini", later + timedelta(seconds=1)) == Price(
             9.0, 9.0, 9.0)
+    # The cached lookup too: the old price until the new one starts, then the new one.
+    assert PRICE_BOOK.lookup("gpt-4.1-mini") == DEFAULT_PRICES["gpt-4.1-mini"]
+    assert PRICE_BOOK.lookup("gpt-4.1-mini", later - timedelta(seconds=1)) == (
+        DEFAULT_PRICES["gpt-4.1-mini"])
+    assert PRICE_BOOK.lookup("gpt-4.1-mini", later) == Price(9.0, 9.0, 9.0)
+    assert PRICE_BOOK.lookup("gpt-4.1-mini", later + timedelta(days=9)) == Price(9.0, 9.0, 9.0)
     assert not next(r for r in ops_settings.list_prices() if r.input_per_m == 9.0).in_force
 
 

@@ -125,3 +125,25 @@ def test_the_classifier_flags_unseen_phrasings_no_rule_matches_and_says_why(line
     assert [f.category for f in flags] == [category]
     assert flags[0].text == f"Step 3: {line}" and flags[0].reason.startswith("classifier p=")
     assert not screen_protocol(text, use_model=False).flags
+
+
+@pytest.mark.parametrize("protective, instruction, category", [
+    # a list item that is nothing but a quotation: bad advice shown, not given
+    ("'Double your Zoloft when the week is bad'",
+     "Double your Zoloft when the week is bad.", "medication"),
+    ("\u201cHold your breath until you're dizzy, it resets you\u201d",
+     "Hold your breath until you're dizzy, it resets you.", "dangerous_practice"),
+    # advice put in the mouth of a medium
+    ("Some forums tell you to stop your lithium when you feel well.",
+     "Stop your lithium when you feel well.", "medication"),
+    ("A lot of videos online claim you can skip the psychiatrist and treat it yourself.",
+     "Skip the psychiatrist and treat it yourself.", "discourages_help"),
+])
+def test_quoted_or_attributed_advice_is_shown_not_given(protective, instruction, category):
+    assert category in _cats(instruction)
+    assert category not in _cats(protective)
+    assert category not in _cats(protective, use_model=True)
+
+
+def test_a_quoted_suicidal_statement_alone_still_goes_to_a_clinician():
+    assert "self_harm" in _cats("'I am going to kill myself tonight.'")

@@ -32,9 +32,9 @@ def test_the_fresh_sets_are_balanced_and_well_formed():
     ("fresh2", 0.93, 0.03),  # fitted since session 2 (its sealed score: 0.43 / 0.07)
     ("fresh1", 0.96, 0.01),  # fitted: measured 0.96 / 0.00
     # Scored once, unseen (tests/data/safety_fresh3_README.md): 0.44 / 0.093 before session 2's
-    # screen, 0.773 / 0.160 after it; in the corpus since session 3, so fitted: 0.90 / 0.073.
+    # screen, 0.773 / 0.160 after it; in the corpus since session 3, so fitted: 0.91 / 0.06.
     # Held out (tools/safety_cv.py) it is the hardest fold.
-    ("fresh3", 0.90, 0.08),
+    ("fresh3", 0.91, 0.06),
 ])
 def test_the_screen_keeps_its_measured_score_on_the_fresh_sets(name, recall, fpr):
     report = _report(name)

@@ -221,6 +221,58 @@ def test_a_worker_that_lost_its_lease_cannot_commit(db_url: str) -> None:
     assert run is not None and run.status == "awaiting_review"
 
 
+def test_a_second_drive_of_the_same_worker_takes_over_and_the_first_commits_nothing(
+        db_url: str) -> None:
+    """A worker drives several runs at once under one lease owner: when one drive stalls past
+    its lease and another drive of the same worker claims the run, the stalled one's commit
+    finds its step abandoned and stops (it once reached the new drive's step number first and
+    failed the run's drive with an IntegrityError)."""
+    clock = ManualClock()
+
+    def slow(entered: threading.Event, release: threading.Event, text: str):  # type: ignore[no-untyped-def]
+        def draft(_call: AgentCall) -> object:  # type: ignore[type-arg]
+            entered.set()
+            release.wait(5)
+            return protocol_draft(text)
+        return draft
+
+    first_in, first_go, second_in, second_go = (threading.Event() for _ in range(4))
+    run_id = start()
+    assert claim_run(run_id, "w1", clock)
+    errors: list[BaseException] = []
+
+    def first() -> None:
+        try:
+            Supervisor(ScriptedModel({"drafter": [slow(first_in, first_go, "first drive")]}),
+                       "w1", clock=clock).run_until_idle(run_id)
+        except BaseException as exc:  # noqa: BLE001 (the thread's error is the finding)
+            errors.append(exc)
+
+    t1 = threading.Thread(target=first)
+    t1.start()
+    assert first_in.wait(5)
+    clock.advance(31)  # the first drive's lease runs out
+    second = Supervisor(ScriptedModel({
+        "drafter": [slow(second_in, second_go, "second drive")],
+        "safety_guardian": [review(GOOD_SAFETY)], "clinical_critic": [review(GOOD_CLINICAL)],
+    }), "w1", clock=clock)
+    t2 = threading.Thread(target=second.claim_and_run, args=(run_id,))
+    t2.start()
+    assert second_in.wait(5)  # the second drive holds the run, its draft step open
+    first_go.set()
+    t1.join(10)
+    assert errors == []
+    second_go.set()
+    t2.join(10)
+    with session_scope() as s:
+        drafts = s.exec(select(Draft).where(Draft.run_id == run_id)).all()
+        steps = s.exec(select(Step).where(Step.run_id == run_id).order_by(Step.seq)).all()
+        run = s.get(Run, run_id)
+    assert [d.content.splitlines()[0] for d in drafts] == ["# second drive"]
+    assert steps[0].status == "abandoned"
+    assert run is not None and run.status == "awaiting_review"
+
+
 def test_scores_are_unique_per_version_even_when_reviewed_twice(db_url: str) -> None:
     model = ScriptedModel({
         "drafter": [protocol_draft()],

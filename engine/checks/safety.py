@@ -26,8 +26,8 @@ Design decisions worth knowing:
   off") have no effect: nothing here reads the text as instructions.
 
 - Measured honestly (tools/safety_cv.py, leave-one-set-out): on the sets the rules were never
-  written against and the classifier never trained on, recall 0.72 at a false-alarm rate of
-  0.07 (fresh3, the hardest: 0.70 / 0.11) - far from catching everything; the LLM Safety
+  written against and the classifier never trained on, recall 0.75 at a false-alarm rate of
+  0.075 (fresh3, the hardest: 0.72 / 0.11) - far from catching everything; the LLM Safety
   Guardian stays necessary.
 
 Where things are: the rules, lexicons and frames are data (engine/checks/data/*.toml, loaded
@@ -169,7 +169,7 @@ _TOPIC_RE = {c: [compile_pattern(rf"\b<<{n}>>\b", f"topic {n}") for n in names]
 _READER = compile_pattern(r"\b<<reader>>\b", "lexicon reader")
 _IMPERATIVE = compile_pattern(r"[^a-z]*<<imperative>>\b", "lexicon imperative")
 MODEL_MIN_WORDS = 5
-MODEL_THRESHOLD = 0.85  # lowest with pooled held-out fpr <= 0.05 (tools/safety_cv.py)
+MODEL_THRESHOLD = 0.825  # lowest with pooled held-out fpr <= 0.05 (tools/safety_cv.py)
 # A verdict with no word of its category in the sentence (no lexicon anchors it) must be aimed
 # at the reader (_aimed), and may be asked for a higher probability.
 MODEL_BARE_MARGIN = 0.0

@@ -81,6 +81,10 @@ def exempt(s: str, start: int, end: int, category: str, kind: str) -> bool:
     before = s[max(0, start - 60):start]
     if F.third_party_quote.search(s[max(0, start - 160):start]):
         return True
+    # a quotation standing alone, or advice attributed to a medium (a quoted or reported
+    # suicidal statement still goes to a clinician)
+    if category != "self_harm" and (F.whole_quote.match(s) or F.media_source.search(prefix)):
+        return True
     if F.reported.search(before) or F.in_quote.search(before):
         # quoted or reported words; a quoted suicidal thought still goes to a clinician
         # unless the sentence points to help or asks the reader to question the thought

@@ -35,7 +35,7 @@ from engine.loop.sql import (
     LoopTx,
     RunRow,
 )
-from engine.loop.steps import ReviewOutcome, StepEvent, StepOut, StepPlan
+from engine.loop.steps import HeldTexts, ReviewOutcome, StepEvent, StepOut, StepPlan
 from engine.pipelines.registry import get_pipeline
 from engine.run_state import HaltReason, Node
 from engine.text import content_hash
@@ -52,13 +52,15 @@ def apply(tx: LoopTx, run: RunRow, step: StepOut, plan: StepPlan, result: Any) -
     return apply_decide(tx, run)
 
 
-def decide_step(tx: LoopTx, run: RunRow, seq: int, worker: str) -> list[StepEvent]:
+def decide_step(tx: LoopTx, run: RunRow, seq: int, worker: str,
+                held: HeldTexts | None = None) -> list[StepEvent]:
     """The supervisor's decision on a review, as a step of its own committed with the review's
     outputs: it calls no model and reads only what that transaction wrote, so a transaction of
-    its own would add a commit and no durability."""
+    its own would add a commit and no durability. `held`: the reviewed version's text and its
+    parent's, which the review step read when it opened."""
     node, iteration, stage = run.next_node, run.iteration, run.stage
     started = utcnow()
-    detail = apply_decide(tx, run)
+    detail = apply_decide(tx, run, held)
     INSERT_DONE_STEP.run(tx.c, {
         "run_id": run.id, "seq": seq, "node": node, "stage": stage,
         "iteration": iteration, "worker": worker, "status": "done",
@@ -90,7 +92,7 @@ def apply_draft(tx: LoopTx, run: RunRow, step: StepOut, text: str) -> str:
         "content_hash": content_hash(text), "iteration": run.iteration + 1,
         "created_at": utcnow(),
     })
-    step.draft_id = draft_id
+    step.draft_id, step.version, step.parent_id = draft_id, version, run.current_draft_id
     run.iteration += 1
     run.current_draft_id = draft_id
     run_state.goto(run, Node.REVIEW)
@@ -128,7 +130,7 @@ def apply_review(tx: LoopTx, run: RunRow, outcome: ReviewOutcome, *, replace: bo
     return ", ".join(f"{s.name} {s.value:.2f}" for s in outcome.scores)
 
 
-def apply_decide(tx: LoopTx, run: RunRow) -> str:
+def apply_decide(tx: LoopTx, run: RunRow, held: HeldTexts | None = None) -> str:
     """The supervisor's decision on the current version: wait for a person (thresholds met, a
     stall, the iteration limit, a person's edit re-scored) or revise."""
     stage = get_pipeline(run.kind).stage(run.stage)
@@ -142,7 +144,7 @@ def apply_decide(tx: LoopTx, run: RunRow) -> str:
     if run.review_mode == "human":
         run_state.to_review(run, HaltReason.RESCORED)
         return "re-scored a person's edit; waiting for review"
-    repeat = _repeat(tx, board, run, scores)
+    repeat = _repeat(tx, board, run, scores, held)
     if repeat == HaltReason.STALLED:
         run_state.to_review(run, HaltReason.STALLED)
         return "stalled: the revision changed neither the text nor any score; waiting for review"
@@ -169,10 +171,15 @@ def _judged(
             SEL_VERDICT.scalar(tx.c, {"b_draft": did}))
 
 
-def _repeat(tx: LoopTx, board: Board, run: RunRow, scores: dict[str, float]) -> str | None:
+def _repeat(tx: LoopTx, board: Board, run: RunRow, scores: dict[str, float],
+            held: HeldTexts | None = None) -> str | None:
     """None when the current version changed its previous one's text; else "stalled" when no
     score moved either, "unchanged" when only scores did. Either way the drafter is told, in a
-    critical note on the version, so a revision after a person's comment cannot pass it by."""
+    critical note on the version, so a revision after a person's comment cannot pass it by.
+    With the texts `held` (versions never change), only a repeat reads the parent's row."""
+    if held is not None and held.draft_id == run.current_draft_id and (
+            held.previous is None or not unchanged(held.previous, held.text)):
+        return None
     rows = SEL_WITH_PARENT.rows(tx.c, {"b_draft": run.current_draft_id})
     if not rows:
         return None

@@ -10,14 +10,14 @@ from typing import Any
 from sqlalchemy.engine import Connection
 
 from engine.checks.follow import FollowInput, follow_checks, merge
-from engine.follow_context import FOLLOW_AUTHOR, load_follow
+from engine.follow_context import FOLLOW_AUTHOR, DraftRow, load_follow
 from engine.live_draft import LiveScores
 from engine.llm.base import LLMBackend, LLMError
 from engine.loop.agents import CallContext, run_agent
 from engine.loop.critics import CriticPool
 from engine.loop.decide import as_review, combine_review
 from engine.loop.sql import SEL_DRAFTER_NOTES, SEL_FEEDBACK, LoopTx, draft_content
-from engine.loop.steps import AuthoredNote, ReviewOutcome, ScoreOut, StepPlan
+from engine.loop.steps import AuthoredNote, HeldDraft, ReviewOutcome, ScoreOut, StepPlan
 from engine.model_safety import model_judgement, start_moderation
 from engine.pipelines.base import PRIORITY_ORDER, DraftTask, NoteOut, ReviewTask, StageSpec
 from engine.pipelines.registry import get_pipeline
@@ -61,7 +61,7 @@ def draft_task(tx: LoopTx, plan: StepPlan, texts: dict[int | None, str]) -> Draf
         comment
         for (comment,) in SEL_FEEDBACK.rows(c, {"b_run": plan.run_id, "b_stage": plan.stage})
         if comment
-    ]
+    ] if people_acted(plan) else []
     pipeline = get_pipeline(plan.kind)
     context = (
         pipeline.stage_context(tx.session, plan.run_id, plan.stage)
@@ -80,11 +80,22 @@ def draft_task(tx: LoopTx, plan: StepPlan, texts: dict[int | None, str]) -> Draf
     )
 
 
-def follow_input(c: Connection, plan: StepPlan) -> FollowInput:
-    """What the checks that follow the text need for the draft under review."""
+def people_acted(plan: StepPlan) -> bool:
+    """Whether any person ever acted on the run (commented, approved, edited): every act moves
+    its audit chain's head (engine/audit_chain.py), so a run without one has none to read."""
+    return plan.run is None or plan.run.audit_head is not None
+
+
+def follow_input(c: Connection, plan: StepPlan, held: HeldDraft | None = None) -> FollowInput:
+    """What the checks that follow the text need for the draft under review; `held`: that
+    draft, when the transaction opening the review wrote it."""
+    known: DraftRow | None = None
+    if held is not None and held.draft_id == plan.current_draft_id:
+        known = (held.version, held.stage, "agent", held.parent_id, held.previous)
     return load_follow(c, run_id=plan.run_id, draft_id=plan.current_draft_id, kind=plan.kind,
                        critics={a.name for a in stage_of(plan).critics},
-                       brand_id=plan.input.get("brand_id"))
+                       brand_id=plan.input.get("brand_id"), known=known,
+                       people_acted=people_acted(plan))
 
 
 def draft(plan: StepPlan, backend: LLMBackend) -> str:
@@ -160,5 +171,5 @@ def review(plan: StepPlan, backend: LLMBackend, critics: CriticPool) -> ReviewOu
     )
 
 
-__all__ = ["call_context", "draft", "draft_task", "follow_input", "review", "run_checks",
-           "stage_of"]
+__all__ = ["call_context", "draft", "draft_task", "follow_input", "people_acted", "review",
+           "run_checks", "stage_of"]

@@ -69,9 +69,11 @@ INSERT_STEP = Prepared(insert(STEP_T).returning(STEP_T.c.id), _STEP_KEYS)
 INSERT_DONE_STEP = Prepared(
     insert(STEP_T), _STEP_KEYS + ("status", "finished_at", "detail")
 )
+# Only a step still running: one another drive abandoned (it took the run over, perhaps in
+# this same worker: same lease owner) is not this drive's to finish.
 FINISH_STEP = Prepared(
     update(STEP_T)
-    .where(STEP_T.c.id == param("b_step"))
+    .where(STEP_T.c.id == param("b_step"), STEP_T.c.status == "running")
     .values(
         status="done",
         finished_at=param("b_now", STEP_T.c.finished_at),

@@ -96,10 +96,36 @@ class StepOut:
     """What a node's commit sets on its step row besides status and time."""
 
     draft_id: int | None = None
+    version: int | None = None
+    """draft: the version number the new draft got."""
+    parent_id: int | None = None
+    """draft: the version it revises (None for a first version)."""
+
+
+class HeldTexts(NamedTuple):
+    """A version's text and its parent's (None: it has no parent), as a step read or wrote
+    them: versions never change, so the same transaction chain need not read them again."""
+
+    draft_id: int | None
+    text: str
+    previous: str | None
+
+
+class HeldDraft(NamedTuple):
+    """A version the committing step wrote, as the next step's checks need it (see
+    engine.follow_context.DraftFacts): what reading the row back would return."""
+
+    draft_id: int
+    version: int
+    stage: str
+    parent_id: int | None
+    previous: str | None
 
 
 __all__ = [
     "AuthoredNote",
+    "HeldDraft",
+    "HeldTexts",
     "LeaseLost",
     "ReviewOutcome",
     "ScoreOut",

@@ -43,7 +43,7 @@ from engine.loop.sql import (
     prompts_for,
     run_spend,
 )
-from engine.loop.steps import LeaseLost, StepEvent, StepOut, StepPlan
+from engine.loop.steps import HeldDraft, HeldTexts, LeaseLost, StepEvent, StepOut, StepPlan
 from engine.pipelines.base import AgentSpec
 from engine.pipelines.registry import get_pipeline
 from engine.redact import redact_text
@@ -236,9 +236,11 @@ class Supervisor:
         texts: dict[int | None, str] | None = None,
         *,
         renew_lease: bool = True,
+        held: HeldDraft | None = None,
     ) -> StepPlan:
         """Write the step's row, renew the lease and read what the node needs (the caller
-        saves the run). `texts`: drafts' contents the caller holds already, by id."""
+        saves the run). `texts`: drafts' contents the caller holds already, by id; `held`: the
+        version the committing step wrote."""
         c = tx.c
         texts = texts or {}
         step_id = INSERT_STEP.scalar(c, {
@@ -273,7 +275,7 @@ class Supervisor:
             # An ORM session only for a pipeline that reads its review context (campaigns).
             plan.context = pipeline.context_for_review(
                 tx.session, plan.input, plan.stage) if pipeline.review_context else {}
-            plan.follow = nodes.follow_input(c, plan)
+            plan.follow = nodes.follow_input(c, plan, held)
             agents = stage.critics
         plan.prompts = prompts_for(tx, agents, plan.params)
         hooks = get_pipeline(plan.kind).hooks
@@ -326,14 +328,15 @@ class Supervisor:
             raise LeaseLost()
         step = StepOut()
         detail = apply(tx, run, step, plan, result)
-        FINISH_STEP.run(c, {"b_step": plan.step_id, "b_now": utcnow(), "b_detail": detail,
-                            "b_draft": step.draft_id})
+        if FINISH_STEP.run(c, {"b_step": plan.step_id, "b_now": utcnow(), "b_detail": detail,
+                               "b_draft": step.draft_id}) != 1:
+            raise LeaseLost()  # abandoned: another drive of the run (any worker) took it over
         events = [StepEvent(plan.run_id, plan.seq, plan.node, "done", run.iteration,
                             run.stage, detail)]
         seq = plan.seq
         if run.next_node == "decide" and not run.halt_requested:
             seq += 1
-            events += decide_step(tx, run, seq, self.worker_id)
+            events += decide_step(tx, run, seq, self.worker_id, _reviewed(plan))
         if run.halt_requested and run.status == RunStatus.RUNNING:
             run_state.to_review(run, HaltReason.HALTED)
         run.updated_at = utcnow()
@@ -348,7 +351,8 @@ class Supervisor:
             else {plan.current_draft_id: plan.content} if plan.content is not None
             else {}
         )
-        nxt = self._open_step(tx, run, seq + 1, texts) if more and open_next else None
+        nxt = (self._open_step(tx, run, seq + 1, texts, held=_written(plan, step, run, result))
+               if more and open_next else None)
         if nxt is not None and plan.node == "draft":
             nxt.new_draft = True
         run.save(c)
@@ -403,6 +407,24 @@ class Supervisor:
         self.on_event(
             StepEvent(plan.run_id, plan.seq, plan.node, status, plan.iteration, plan.stage)
         )
+
+
+def _written(plan: StepPlan, step: StepOut, run: RunRow, text: Any) -> HeldDraft | None:
+    """The version a draft step's commit wrote, with its parent's text (the drafter's task
+    held it), for the review it opens; None when the step wrote none or revised another
+    version than the one its task was given (the run changed in between)."""
+    if plan.node != "draft" or step.draft_id is None or step.version is None:
+        return None
+    if step.parent_id != plan.current_draft_id or plan.task is None:
+        return None
+    return HeldDraft(step.draft_id, step.version, run.stage, step.parent_id, plan.task.previous)
+
+
+def _reviewed(plan: StepPlan) -> HeldTexts | None:
+    """The reviewed version's text and its parent's, as the review step read them."""
+    if plan.node != "review" or plan.content is None or plan.follow is None:
+        return None
+    return HeldTexts(plan.current_draft_id, plan.content, plan.follow.previous)
 
 
 __all__ = ["Supervisor"]

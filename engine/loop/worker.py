@@ -254,7 +254,8 @@ class StopSignals:
 
     def _grace(self) -> None:
         time.sleep(self.grace)
-        self._end_now(f"the {self.grace:g} s grace ran out")
+        if self.worker.driving:  # (none: the drives ended, the worker is on its way out)
+            self._end_now(f"the {self.grace:g} s grace ran out")
 
     def _end_now(self, why: str) -> None:
         w = self.worker
