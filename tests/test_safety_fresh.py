@@ -20,7 +20,7 @@ def _report(name: str) -> ev.Report:
 
 
 def test_the_fresh_sets_are_balanced_and_well_formed():
-    for name, size in (("fresh1", 200), ("fresh2", 200), ("fresh3", 300)):
+    for name, size in (("fresh1", 200), ("fresh2", 200), ("fresh3", 300), ("fresh4", 380)):
         rows = ev.load(DATA / f"safety_{name}.jsonl")
         assert len(rows) == size
         assert sum(bool(r["categories"]) for r in rows) == size // 2
@@ -35,6 +35,11 @@ def test_the_fresh_sets_are_balanced_and_well_formed():
     # screen, 0.773 / 0.160 after it; in the corpus since session 3, so fitted: 0.91 / 0.06.
     # Held out (tools/safety_cv.py) it is the hardest fold.
     ("fresh3", 0.91, 0.06),
+    # Scored once, unseen (tests/data/safety_fresh4_README.md): 0.668 / 0.132 before session 3's
+    # changes, 0.647 / 0.074 after them. Not in the corpus and its misses not read: the floor
+    # is that honest figure, so a change that loses recall or adds false alarms on unseen text
+    # fails here.
+    ("fresh4", 0.64, 0.08),
 ])
 def test_the_screen_keeps_its_measured_score_on_the_fresh_sets(name, recall, fpr):
     report = _report(name)

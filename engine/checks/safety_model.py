@@ -1,5 +1,5 @@
 """The safety screen's second signal: a small text classifier trained on the repository's own
-labelled passages (tests/data/safety_*.jsonl, listed in CORPUS). One logistic regression says
+labelled passages (tests/data/safety_*.jsonl, listed in CORPUS; safety_fresh4 is left out on purpose: it is the blind estimate). One logistic regression says
 how likely a sentence is unsafe at all; one per category says which kind. safety.py flags a
 sentence when that probability passes a threshold chosen by grouped cross-validation
 (tools/safety_cv.py) and no protective frame clears it; the rules stay the first signal.
