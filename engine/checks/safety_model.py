@@ -1,18 +1,19 @@
 """The safety screen's second signal: a small text classifier trained on the repository's own
-labelled passages (tests/data/safety_*.jsonl, listed in CORPUS; safety_fresh4 is left out on purpose: it is the blind estimate). One logistic regression says
-how likely a sentence is unsafe at all; one per category says which kind. safety.py flags a
-sentence when that probability passes a threshold chosen by grouped cross-validation
-(tools/safety_cv.py) and no protective frame clears it; the rules stay the first signal.
+labelled passages (tests/data/safety_*.jsonl, listed in CORPUS; safety_fresh4 is left out on
+purpose: it is the blind estimate). One logistic regression says how likely a sentence is unsafe
+at all; one per category says which kind. safety.py flags a sentence when that probability
+passes a threshold chosen by grouped cross-validation (tools/safety_cv.py) and no protective
+frame clears it; the rules stay the first signal.
 
-What lets it generalise beyond the words it saw: besides word and character n-grams of the
-text itself, it reads an abstracted copy in which the screen's lexicons are replaced by their
-class ("zmedz" for any medicine name, "zdeathz" for any euphemism of dying, "zhelpz" for any
-help service ...), plus tokens for the frames around them (aimed at the reader, negated,
-conditional, pointing to help, quoted). So "ditch the quetiapine" shares features with "stop
-your sertraline" although the corpus never paired those words.
+What lets it generalise beyond the words it saw: besides word and character n-grams of the text
+itself, it reads an abstracted copy in which the screen's lexicons are replaced by their class
+("zmedz" for any medicine name, "zdeathz" for any euphemism of dying, "zhelpz" for any help
+service ...), plus tokens for the frames around them (aimed at the reader, negated, conditional,
+pointing to help, quoted). So "ditch the quetiapine" shares features with "stop your sertraline"
+although the corpus never paired those words.
 
-Trained at first use (about a second) and cached on disk under ~/.cache/draftroom, keyed by
-the corpus, this file, the lexicons and the scikit-learn version, so a changed corpus retrains.
+Trained at first use (about a second) and cached on disk under ~/.cache/draftroom, keyed by the
+corpus, this file, the lexicons and the scikit-learn version, so a changed corpus retrains.
 Nothing is downloaded. Without the corpus (an install without tests/) the model is unavailable
 and the screen runs on its rules alone; `available()` says which.
 """
