@@ -100,3 +100,12 @@ def test_names_typed_by_people_are_not_markup_in_the_chart(name: str) -> None:
     texts = [a.text for a in fig.layout.annotations] + [
         str(c) for t in fig.data for c in (t.customdata or [])]
     assert not any("<" in t or ">" in t for t in texts)
+
+
+def test_a_long_run_labels_every_nth_version_so_the_labels_stay_readable() -> None:
+    d = detail([draft(v, {"safety": 0.9}) for v in range(1, 167)])
+    fig = score_history_figure(d)
+    ticks = list(fig.layout.xaxis.tickvals)
+    assert 8 <= len(ticks) <= 16
+    assert ticks[0] == 1 and ticks == sorted(ticks)
+    assert len(traces(fig, "score")["safety"].x) == 166  # every version is still drawn

@@ -24,6 +24,9 @@ def score_names(detail: RunDetail) -> list[str]:
     return [n for n in seen if any(n in d.scores for d in detail.drafts)] or list(detail.thresholds)
 
 
+MAX_TICKS = 16
+
+
 def score_history_figure(detail: RunDetail) -> go.Figure:
     """Every score across versions, one line per score, with its threshold as a dashed line
     in the same colour; versions written by a person are stars with a dotted marker line,
@@ -79,6 +82,9 @@ def score_history_figure(detail: RunDetail) -> go.Figure:
                       fillcolor="#22c55e", opacity=0.12, line_width=0,
                       annotation={"text": "approved", "font": {"size": 11, "color": "#15803d"}},
                       annotation_position="bottom")
+    # A label per version while they fit; a long run (a demo run has 166 versions) gets every
+    # n-th, or the labels run together into one smear.
+    ticks = versions[::max(1, -(-len(versions) // MAX_TICKS))]
     if not scored:
         fig.add_annotation(text="No scores yet: the critics have not reviewed a version.",
                            showarrow=False, x=0.5, y=0.5, xref="paper", yref="paper",
@@ -88,8 +94,8 @@ def score_history_figure(detail: RunDetail) -> go.Figure:
         legend={"orientation": "h", "y": -0.18, "x": 0},
         hovermode="closest",
         yaxis={"range": [0, 1.08], "title": "score", "tickformat": ".1f", "fixedrange": True},
-        xaxis={"title": "version", "tickmode": "array", "tickvals": versions,
-               "ticktext": [f"v{v}" for v in versions], "fixedrange": True,
+        xaxis={"title": "version", "tickmode": "array", "tickvals": ticks,
+               "ticktext": [f"v{v}" for v in ticks], "fixedrange": True,
                "range": [min(versions) - 0.4, max(versions) + 0.4] if versions else None},
     )
     return fig
