@@ -22,6 +22,7 @@ from ui.run_progress import render_progress
 from ui.run_view import (
     pick_version,
     render_draft,
+    render_earlier_note,
     render_flags,
     render_header,
     render_scores,
@@ -80,10 +81,11 @@ if detail.kind not in PIPELINES:
 left, right = st.columns([3, 2], gap="large")
 with left:
     draft = pick_version(detail)
+    earlier = draft is not None and draft.stage != detail.stage  # linked from Calibration
     head, switch = st.columns([4, 1], vertical_alignment="bottom")
     head.subheader(f"Draft v{draft.version}" if draft else "Draft", anchor=False)
     with switch:
-        editing = edit_toggle(detail, draft, actor)
+        editing = False if earlier else edit_toggle(detail, draft, actor)
     show_outcome(detail.id, ("edit",))
     if draft is None:
         st.caption("The drafter has not written a version yet.")
@@ -98,8 +100,11 @@ with right:
     render_scores(detail, draft)
     render_flags(draft)
     st.subheader("Your review", anchor=False)
-    render_governance(detail, draft)  # assignment, "1 of 2 approvals", audit verified
-    render_acts(detail, draft, actor)
+    if earlier and draft is not None:
+        render_earlier_note(detail, draft)
+    else:
+        render_governance(detail, draft)  # assignment, "1 of 2 approvals", audit verified
+        render_acts(detail, draft, actor)
 
 # -- team (issue 18): a campaign's Team and Memory tabs after the others ---
 team_tabs = ["Team", "Memory"] if has_team(detail) else []

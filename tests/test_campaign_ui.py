@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from streamlit.testing.v1 import AppTest
 
 from engine import run_list, views
@@ -97,3 +99,28 @@ def test_the_view_draws_every_stage_and_changes_the_shortlist(db_url: str) -> No
     assert any(t.endswith("(1/3)") or t.endswith("(1/2)") for t in texts)  # SMS parts
     assert any("**Subject:**" in m.value for m in at.markdown)
     assert at.get("chat_message")  # SMS, WhatsApp and Instagram DM as message bubbles
+
+
+def test_a_link_to_an_earlier_stage_version_shows_it_and_offers_no_acts_on_it(db_url: str) -> None:
+    # Calibration links to a version (?version=N); when the run has moved past that version's
+    # stage, the Run page showed the current version under the link's number (seen in Chromium).
+    run_id = start()
+    drive(run_id)
+    brief = views.get_run(run_id).current
+    assert brief is not None and brief.stage == "brief"
+    d = approve_and_advance(run_id)
+    assert d.stage == "creators"
+    at = AppTest.from_file(str(Path(__file__).parents[1] / "app.py"), default_timeout=30)
+    at.session_state["reviewer"] = ACTOR
+    at.run()
+    at.query_params["run"] = str(run_id)
+    at.query_params["version"] = str(brief.version)
+    at.switch_page("pages/run.py").run()
+    assert not at.exception
+    assert f"Draft v{brief.version}" in [h.value for h in at.subheader]
+    assert any("moved past" in c.value for c in at.caption)
+    assert not any(b.label.startswith("Approve") for b in at.button)
+
+    at.query_params.pop("version")
+    at.run()
+    assert f"Draft v{d.current.version}" in [h.value for h in at.subheader]  # type: ignore[union-attr]

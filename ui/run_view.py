@@ -133,7 +133,11 @@ def render_approved_banner(detail: RunDetail) -> None:
 
 def pick_version(detail: RunDetail) -> DraftView | None:
     """The version shown, scored, edited and approved: the current one unless the person
-    picks another of this stage (e.g. the best when the iteration limit was reached)."""
+    picks another of this stage (e.g. the best when the iteration limit was reached). A link
+    to a version of a stage the run has moved past (?version=N, from Calibration) shows it."""
+    earlier = linked_earlier_version(detail)
+    if earlier is not None:
+        return earlier
     stage = [d for d in detail.drafts if d.stage == detail.stage]
     if len(stage) < 2 or detail.status in RunStatus.ACTIVE:
         return detail.current
@@ -151,6 +155,23 @@ def pick_version(detail: RunDetail) -> DraftView | None:
     index = next((i for i, d in enumerate(stage) if str(d.version) == wanted), index)
     return st.selectbox("Version", stage, index=index, format_func=label,
                         help="Look at, edit or approve any version of this stage.")
+
+
+def linked_earlier_version(detail: RunDetail) -> DraftView | None:
+    """The version a link names (?version=N) when it belongs to another stage than the run's
+    current one: shown as it was, never edited or acted on (acts are on the current stage)."""
+    wanted = st.query_params.get("version")
+    return next((d for d in detail.drafts
+                 if str(d.version) == wanted and d.stage != detail.stage), None)
+
+
+def render_earlier_note(detail: RunDetail, draft: DraftView) -> None:
+    """Say why a linked earlier-stage version cannot be edited or reviewed here."""
+    st.caption(f"v{draft.version} is from the {escape_inline(draft.stage.replace('_', ' '))} "
+               "stage, which this run has moved past: shown as it was. Edits and reviews act "
+               "on the current stage's version.")
+    st.page_link("pages/run.py", label="Open the current version", icon=":material/arrow_forward:",
+                 query_params={"run": str(detail.id)})
 
 
 def render_draft(detail: RunDetail, draft: DraftView) -> None:
