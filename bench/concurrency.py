@@ -61,7 +61,8 @@ def drive(n: int, concurrency: int, tmp: Path) -> Drive:
     with database(sqlite_url(tmp, f"c{concurrency}-{n}.db")) as url:
         ids = [service.start_run(kind="protocol", input=protocol_input(i), actor="bench")
                for i in range(n)]
-        with FakeOpenAI(latency=LATENCY_S, responder=ProtocolTeam([0.9])) as server:
+        team = ProtocolTeam([0.9], follow_request=True)
+        with FakeOpenAI(latency=LATENCY_S, responder=team) as server:
             before = resource.getrusage(resource.RUSAGE_CHILDREN)
             out = tmp / f"worker-c{concurrency}.log"
             t0 = time.perf_counter()

@@ -39,7 +39,8 @@ def measure(runs: int, latency: float = LATENCY_S) -> dict[str, list[float]]:
         worker = Worker(backend=backend, worker_id="bench-critics")
         stage = get_pipeline("protocol").stages[0]
         for i in range(runs):
-            server.responder = ProtocolTeam([0.5, 0.6, 0.9])  # three iterations per run
+            # three iterations per run
+            server.responder = ProtocolTeam([0.5, 0.6, 0.9], follow_request=True)
             run_id = service.start_run(kind="protocol", input=protocol_input(i), actor="bench")
             worker.run_given(run_id)
             with session_scope() as s:

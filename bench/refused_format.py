@@ -28,7 +28,8 @@ class _Server:
         from testkit.fake_openai import Reply
         from testkit.protocol_team import ProtocolTeam
 
-        self.team = ProtocolTeam([0.5, 0.9])  # two drafts: the first is sent back
+        # two drafts: the first is sent back
+        self.team = ProtocolTeam([0.5, 0.9], follow_request=True)
         self.reject = Reply.reject_json_schema(500)
         self.delay = Reply.delay
         self.rejected = 0

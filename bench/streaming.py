@@ -58,7 +58,7 @@ class MarkedTeam:
     def __init__(self, marks: int) -> None:
         from testkit.protocol_team import ProtocolTeam
 
-        self.team = ProtocolTeam([0.9])
+        self.team = ProtocolTeam([0.9], follow_request=True)
         self.marks = marks
 
     def __call__(self, request: dict[str, Any]) -> Any:

@@ -13,9 +13,28 @@ CONCRETE = [f"Before exam {k}, practise it once at your desk, once in the corrid
             f"the exam hall's waiting area (round {k})." for k in range(1, 40)]
 
 
+_INTENT = re.compile(r"^Intent: (.+)$", re.M)
+_FILLER = frozenset("a an the and or of to for in on at with about after before from my i me "
+                    "help get how when what on".split())
+
+
+def situation_words(user_prompt: str) -> list[str]:
+    """The request's own words (the drafter's prompt carries it as "Intent: ..."), without
+    the filler: what a drafter that follows the request builds its steps from."""
+    found = _INTENT.search(user_prompt)
+    words = re.findall(r"[a-z']+", found.group(1).lower()) if found else []
+    return [w for w in words if w not in _FILLER and len(w) > 2]
+
+
 class ProtocolTeam:
-    def __init__(self, clinical_scores: list[float] | None = None) -> None:
+    def __init__(self, clinical_scores: list[float] | None = None, *,
+                 follow_request: bool = False) -> None:
         self.clinical = clinical_scores or [0.5, 0.6, 0.9]
+        # False: the same exam-panic exercise whatever was asked (a model that ignores the
+        # request; the request-coverage check sends it back). True: the steps work with the
+        # request's own situation, as a model doing its job would (the benches' runs then
+        # take the iterations their clinical scores say, not the iteration limit).
+        self.follow_request = follow_request
 
     @staticmethod
     def _draft_no(text: str) -> int:
@@ -32,7 +51,8 @@ class ProtocolTeam:
                 "purpose": "It is understandable to feel panic; this helps you slow down.",
                 # Each revision answers "more concrete" with a step of its own: a real change,
                 # not a renumbered copy (the loop counts a near-identical revision as a stall).
-                "steps": ["When exam panic starts, breathe in for four.", "Breathe out for six.",
+                "steps": [*self._own_steps(user),
+                          "When exam panic starts, breathe in for four.", "Breathe out for six.",
                           "Repeat for two minutes.", "Notice how the panic in your body eases.",
                           *CONCRETE[: max(0, n - 1)]],
                 "reflection": ["What did you notice?", "When will you practise next?"],
@@ -47,3 +67,10 @@ class ProtocolTeam:
                     "notes": [{"target": "drafter", "priority": "warning",
                                "text": "Make the steps more concrete."}]}
         return None
+
+    def _own_steps(self, user: str) -> list[str]:
+        words = situation_words(user) if self.follow_request else []
+        if not words:
+            return []
+        return [f"Write down where this shows up for you: {', '.join(reversed(words))}.",
+                f"Pick the easiest moment of it ({' / '.join(words)}) to practise first."]
