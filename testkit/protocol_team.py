@@ -15,7 +15,7 @@ CONCRETE = [f"Before exam {k}, practise it once at your desk, once in the corrid
 
 _INTENT = re.compile(r"^Intent: (.+)$", re.M)
 _FILLER = frozenset("a an the and or of to for in on at with about after before from my i me "
-                    "help get how when what on".split())
+                    "help get how when what".split())
 
 
 def situation_words(user_prompt: str) -> list[str]:

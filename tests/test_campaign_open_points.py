@@ -10,24 +10,12 @@ from typing import Any
 
 import pytest
 
-from engine.interfaces.cli import main
 from engine.pipelines.campaign.outreach import parse_outreach
 from testkit.fake_openai import example_from_schema, find_schema, running
+from tests.test_follow_loop import OAT, cli
 
 DANA = "Sign the messages from our head barista Dana instead of the team"
 REFILL = "Mention the free refill on launch day"
-OAT = json.dumps({"brand_id": 1, "brand_name": "Alma Cafe",
-                  "goal": "Launch our oat-milk cold brew in March 2027",
-                  "audience": "young professionals", "budget": 5000,
-                  "channels": ["email", "sms"], "num_creators": 2})
-
-
-def cli(capsys: pytest.CaptureFixture[str], *args: str) -> str:
-    acting = args[0] in ("run", "revise", "approve")
-    code = main([*args, "--actor", "tester"] if acting else list(args))
-    out = capsys.readouterr().out
-    assert code == 0, out
-    return out
 
 
 def detail(capsys: pytest.CaptureFixture[str]) -> dict[str, Any]:

@@ -24,7 +24,8 @@ OAT = json.dumps({"brand_id": 1, "brand_name": "Alma Cafe",
 
 
 def cli(capsys: pytest.CaptureFixture[str], *args: str) -> str:
-    code = main([*args, "--actor", "tester"] if args[0] in ("run", "revise") else list(args))
+    acting = args[0] in ("run", "revise", "approve")
+    code = main([*args, "--actor", "tester"] if acting else list(args))
     out = capsys.readouterr().out
     assert code == 0, out
     return out

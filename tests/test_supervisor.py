@@ -28,6 +28,14 @@ def start(**params) -> int:  # type: ignore[no-untyped-def]
     return service.start_run(kind="protocol", input=INTENT, actor="dr. lee", params=params)
 
 
+def stored(run_id: int) -> tuple[list[Draft], list[Step], Run | None]:
+    """What the database holds for the run: its drafts, its steps in order, the run row."""
+    with session_scope() as s:
+        drafts = list(s.exec(select(Draft).where(Draft.run_id == run_id)).all())
+        steps = list(s.exec(select(Step).where(Step.run_id == run_id).order_by(Step.seq)).all())
+        return drafts, steps, s.get(Run, run_id)
+
+
 def test_thresholds_met_first_time_halts_for_review(db_url: str) -> None:
     model = ScriptedModel({
         "drafter": [protocol_draft()],
@@ -212,10 +220,7 @@ def test_a_worker_that_lost_its_lease_cannot_commit(db_url: str) -> None:
     Supervisor(new, "new", clock=clock).run_until_idle(run_id)
     release.set()
     t.join(10)
-    with session_scope() as s:
-        drafts = s.exec(select(Draft).where(Draft.run_id == run_id)).all()
-        steps = s.exec(select(Step).where(Step.run_id == run_id).order_by(Step.seq)).all()
-        run = s.get(Run, run_id)
+    drafts, steps, run = stored(run_id)
     assert [d.content.splitlines()[0] for d in drafts] == ["# from the new worker"]
     assert steps[0].status == "abandoned" and steps[0].worker == "old"
     assert run is not None and run.status == "awaiting_review"
@@ -264,10 +269,7 @@ def test_a_second_drive_of_the_same_worker_takes_over_and_the_first_commits_noth
     assert errors == []
     second_go.set()
     t2.join(10)
-    with session_scope() as s:
-        drafts = s.exec(select(Draft).where(Draft.run_id == run_id)).all()
-        steps = s.exec(select(Step).where(Step.run_id == run_id).order_by(Step.seq)).all()
-        run = s.get(Run, run_id)
+    drafts, steps, run = stored(run_id)
     assert [d.content.splitlines()[0] for d in drafts] == ["# second drive"]
     assert steps[0].status == "abandoned"
     assert run is not None and run.status == "awaiting_review"

@@ -135,9 +135,10 @@ def pick_version(detail: RunDetail) -> DraftView | None:
     """The version shown, scored, edited and approved: the current one unless the person
     picks another of this stage (e.g. the best when the iteration limit was reached). A link
     to a version of a stage the run has moved past (?version=N, from Calibration) shows it."""
-    earlier = linked_earlier_version(detail)
-    if earlier is not None:
-        return earlier
+    wanted = st.query_params.get("version")  # ops: the Calibration page links to a version
+    linked = next((d for d in detail.drafts if str(d.version) == wanted), None)
+    if linked is not None and linked.stage != detail.stage:
+        return linked  # shown as it was, never edited or acted on (acts are on this stage)
     stage = [d for d in detail.drafts if d.stage == detail.stage]
     if len(stage) < 2 or detail.status in RunStatus.ACTIVE:
         return detail.current
@@ -150,19 +151,9 @@ def pick_version(detail: RunDetail) -> DraftView | None:
 
     current = detail.current
     index = stage.index(current) if current in stage else len(stage) - 1
-    # ops: the Calibration page links to a version (?version=N)
-    wanted = st.query_params.get("version")
-    index = next((i for i, d in enumerate(stage) if str(d.version) == wanted), index)
+    index = stage.index(linked) if linked in stage else index
     return st.selectbox("Version", stage, index=index, format_func=label,
                         help="Look at, edit or approve any version of this stage.")
-
-
-def linked_earlier_version(detail: RunDetail) -> DraftView | None:
-    """The version a link names (?version=N) when it belongs to another stage than the run's
-    current one: shown as it was, never edited or acted on (acts are on the current stage)."""
-    wanted = st.query_params.get("version")
-    return next((d for d in detail.drafts
-                 if str(d.version) == wanted and d.stage != detail.stage), None)
 
 
 def render_earlier_note(detail: RunDetail, draft: DraftView) -> None:
