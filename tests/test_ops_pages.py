@@ -12,6 +12,7 @@ from streamlit.testing.v1 import AppTest
 
 from demo.seed import SeedReport, seed_demo
 from engine import identity, ops, ops_settings, traces
+from testkit.seeding import month_safe_end
 from ui.ops_figures import compact, usd
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
@@ -20,7 +21,7 @@ APP = str(Path(__file__).resolve().parent.parent / "app.py")
 @pytest.fixture
 def seeded(db_url: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[SeedReport]:
     monkeypatch.setenv("DRAFTROOM_INAPP_WORKER", "0")
-    yield seed_demo(calls=3000, runs=150, big_run_calls=300, seed=5)
+    yield seed_demo(calls=3000, runs=150, big_run_calls=300, seed=5, end=month_safe_end())
 
 
 def open_page(path: str, *, who: str = "olu", **query: str) -> AppTest:

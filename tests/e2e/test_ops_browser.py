@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from testkit.app_server import AppServer, playwright_expect, streamlit_app, using_database
+from testkit.seeding import month_safe_end
 from testkit.trace_click import click_call
 
 if TYPE_CHECKING:
@@ -29,7 +30,8 @@ def seeded_app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[AppSe
 
     tmp = tmp_path_factory.mktemp("ops-e2e")
     with using_database(f"sqlite:///{tmp / 'e2e.db'}"):  # the file the server opens
-        report = seed_demo(calls=20_000, runs=1_000, big_run_calls=500, seed=21)
+        report = seed_demo(calls=20_000, runs=1_000, big_run_calls=500, seed=21,
+                           end=month_safe_end())
         assert report.big_run_id is not None
         with streamlit_app(tmp, env={"DRAFTROOM_INAPP_WORKER": "0"}) as server:
             yield server, report
