@@ -110,7 +110,7 @@ def _costs_filter(page: Any, base: str) -> float:
     """Pick one kind in the Costs filter: from the choice to the spend chart redrawn for
     that kind alone (one series instead of one per kind) and the page's script done."""
     page.goto(f"{base}/costs")
-    page.wait_for_function(f"document.querySelectorAll('{CHART}').length >= 4",
+    page.wait_for_function(f"document.querySelectorAll('{CHART}').length >= 3",
                            timeout=WAIT_MS)
     _idle(page)
     page.get_by_test_id("stMultiSelect").first.click()
@@ -119,7 +119,7 @@ def _costs_filter(page: Any, base: str) -> float:
 
     def redrawn() -> None:
         _rerun(page)
-        page.wait_for_function(f"document.querySelectorAll('{CHART}').length >= 4",
+        page.wait_for_function(f"document.querySelectorAll('{CHART}').length >= 3",
                                timeout=WAIT_MS)
 
     took = _timed(lambda: option.click(), redrawn)
