@@ -155,6 +155,21 @@ def test_settings_page_adds_a_price_row_and_saves_budgets(
     assert not any("Protocol** near budget" in w.body for w in at.warning)
 
 
+def test_settings_lists_the_prices_in_force_and_draws_the_history_when_opened(
+        seeded: SeedReport) -> None:
+    at = open_page("pages/settings.py")
+    rows = ops_settings.list_prices()
+    table = next(m.value for m in at.markdown if m.value.startswith("| Model | Input |"))
+    for r in [r for r in rows if r.in_force]:  # each price in force, as stored
+        line = next(x for x in table.splitlines() if x.startswith(f"| `{r.model}` |"))
+        assert f"${r.input_per_m:,.3f}" in line and f"${r.output_per_m:,.3f}" in line
+    assert not at.dataframe  # the full history's grid waits until it is opened
+    at.session_state["prices_history"] = True
+    at.run()
+    assert not at.exception
+    assert list(at.dataframe[0].value["model"]) == [r.model for r in rows]
+
+
 def test_costs_are_for_ops_once_roles_exist(seeded: SeedReport) -> None:
     identity.grant(actor="root", person="root", role="admin")
     identity.grant(actor="root", person="dr. lee", role="clinician")
