@@ -16,6 +16,7 @@ from ui.calibration_figures import (
     calibration_table,
     disagreement_lines,
     frame,
+    table_markdown,
 )
 
 TTL = 600  # a safety net: the data version in each key already says when figures change
@@ -73,7 +74,7 @@ st.subheader("Per critic and prompt version", anchor=False)
 st.caption("Mean score (versions) for each thing people did; disagreement is the mean gap "
            "between the score and what people said (approved 1, sent back or rejected 0, "
            "edited: the share they kept).")
-st.dataframe(calibration_table(shown), hide_index=True, width="stretch")
+st.markdown(table_markdown(calibration_table(shown)))  # no data grid: see its doc
 st.subheader("Where critic and people disagreed most", anchor=False)
 st.markdown(disagreement_lines(_worst(database_url(), version, 10,
                                       None if kind == "all" else kind, since)))

@@ -26,6 +26,7 @@ from ui.ops_figures import (
 )
 
 TTL = 30
+COSTS_TAB = "costs_tab"  # the breakdown tabs' key: a test opens one by setting it
 
 
 @st.cache_data(ttl=TTL, show_spinner=False)
@@ -110,20 +111,29 @@ split = "kind" if not f.kinds or len(f.kinds) > 1 else None
 left, right = st.columns(2)
 left.plotly_chart(spend_by_day_figure(load("by_day", f, split), split=split), key="fig_spend")
 right.plotly_chart(tokens_by_day_figure(load("by_day", f)), key="fig_tokens")
-
-# One breakdown chart at a time: each Plotly chart costs the browser a redraw.
-dim = st.segmented_control("Spend by", ["model", "agent", "kind", "stage"], default="model",
-                           key="costs_dim") or "model"
-left, right = st.columns([3, 2])
-left.plotly_chart(cost_bars_figure(load("breakdown", f, dim), dim), key="fig_breakdown")
-right.plotly_chart(error_rate_figure(load("breakdown", f, "model")), key="fig_errors")
 share = cache_share_markdown(load("breakdown", f, "agent"))
 if share:
     st.markdown(f":material/cached: **Prompt cache**, cached share of input tokens per agent: "
                 f"{share}", help="Every request starts with its stable part (system prompt, "
                 "rubric, schema), byte-identical across calls, so providers' prompt caches "
                 "hit; cached input is billed at the cached rate.")
-st.plotly_chart(latency_figure(load("latency", f)), key="fig_latency")
+
+# The breakdowns in tabs, only the open one drawn: each Plotly chart is one more the browser
+# draws before the page's first one shows, and again on every change of a filter.
+by, errors, latency = st.tabs(["Spend by", "Error rate", "Latency"], key=COSTS_TAB,
+                              on_change="rerun")
+with by:
+    if by.open:
+        dim = st.segmented_control("Spend by", ["model", "agent", "kind", "stage"],
+                                   default="model", key="costs_dim",
+                                   label_visibility="collapsed") or "model"
+        st.plotly_chart(cost_bars_figure(load("breakdown", f, dim), dim), key="fig_breakdown")
+with errors:
+    if errors.open:
+        st.plotly_chart(error_rate_figure(load("breakdown", f, "model")), key="fig_errors")
+with latency:
+    if latency.open:
+        st.plotly_chart(latency_figure(load("latency", f)), key="fig_latency")
 st.subheader("Most expensive runs")
 top: pd.DataFrame = load("top_runs", f)
 st.caption("Runs started in the range, by whole-run cost"

@@ -28,6 +28,7 @@ from ui.run_view import (
     render_scores,
     render_status_banner,
     render_unknown,
+    tab_key,
 )
 from ui.team_view import has_team, render_team  # team (issue 18)
 
@@ -106,26 +107,36 @@ with right:
         render_governance(detail, draft)  # assignment, "1 of 2 approvals", audit verified
         render_acts(detail, draft, actor)
 
+# Only the open tab is drawn: a long run's version table, audit trail and steps (data grids
+# whose script chunks a fresh page fetches and compiles) wait until their tab is opened.
 # -- team (issue 18): a campaign's Team and Memory tabs after the others ---
 team_tabs = ["Team", "Memory"] if has_team(detail) else []
 chart, versions, board, audit, steps, *team_tab = st.tabs(
-    ["Score history", "Versions & diff", "Blackboard", "Audit trail", "Steps", *team_tabs])
+    ["Score history", "Versions & diff", "Blackboard", "Audit trail", "Steps", *team_tabs],
+    key=tab_key(detail.id), on_change="rerun")
 if team_tab:
     with team_tab[0]:
-        render_team(detail)
+        if team_tab[0].open:
+            render_team(detail)
     with team_tab[1]:
-        render_memory(detail)
+        if team_tab[1].open:
+            render_memory(detail)
 # -- end team ---
 with chart:
-    st.plotly_chart(score_history_figure(detail), key=f"scores_{detail.id}",
-                    config={"displayModeBar": False})
-    st.caption("Dashed lines: thresholds. Stars: versions written by a person.")
+    if chart.open:
+        st.plotly_chart(score_history_figure(detail), key=f"scores_{detail.id}",
+                        config={"displayModeBar": False})
+        st.caption("Dashed lines: thresholds. Stars: versions written by a person.")
 with versions:
-    render_versions(detail)
-    render_diff(detail)
+    if versions.open:
+        render_versions(detail)
+        render_diff(detail)
 with board:
-    render_blackboard(detail)
+    if board.open:
+        render_blackboard(detail)
 with audit:
-    render_audit(detail)
+    if audit.open:
+        render_audit(detail)
 with steps:
-    render_steps(detail)
+    if steps.open:
+        render_steps(detail)

@@ -14,7 +14,7 @@ from engine.errors import ServiceError
 from ui import reviewer
 from ui.budget_banner import budget_banner, budget_meter
 from ui.model_server import model_server_section
-from ui.ops_figures import usd
+from ui.ops_figures import prices_markdown, usd
 from ui.region_settings import region_settings_section
 
 st.title("Settings")
@@ -82,21 +82,24 @@ st.caption("USD per 1M tokens. A call's cost is computed when it is made, with t
 if "price_added" in st.session_state:
     st.success(st.session_state.pop("price_added"), icon=":material/check:")
 rows = ops_settings.list_prices()
-frame = pd.DataFrame([r.model_dump() for r in rows])
 now = datetime.now(UTC)
-live = frame[frame["in_force"]] if not frame.empty else frame
-later = frame[frame["effective_from"] > now] if not frame.empty else frame
-money = {c: st.column_config.NumberColumn(c.replace("_per_m", "").replace("_", " "),
-                                          format="$%.3f")
-         for c in ("input_per_m", "cached_input_per_m", "output_per_m")}
-show = ["model", "input_per_m", "cached_input_per_m", "output_per_m", "effective_from"]
-st.dataframe(live[show], hide_index=True, column_config={
-    **money, "effective_from": st.column_config.DatetimeColumn("since", format="YYYY-MM-DD HH:mm")})
-if not later.empty:
+st.markdown(prices_markdown([r for r in rows if r.in_force]))
+later = [r for r in rows if r.effective_from > now]
+if later:
     st.markdown("**Scheduled**")
-    st.dataframe(later[show], hide_index=True, column_config=money)
-with st.expander(f"Full history ({len(frame)} rows)"):
-    st.dataframe(frame[show + ["in_force"]], hide_index=True, column_config=money)
+    st.markdown(prices_markdown(later))
+# The whole history (every row ever added) is drawn only when opened.
+history = st.expander(f"Full history ({len(rows)} rows)", key="prices_history",
+                      on_change="rerun")
+with history:
+    if history.open:
+        frame = pd.DataFrame([r.model_dump() for r in rows])
+        money = {c: st.column_config.NumberColumn(c.replace("_per_m", "").replace("_", " "),
+                                                  format="$%.3f")
+                 for c in ("input_per_m", "cached_input_per_m", "output_per_m")}
+        st.dataframe(frame[["model", "input_per_m", "cached_input_per_m", "output_per_m",
+                            "effective_from", "in_force"]], hide_index=True,
+                     column_config=money)
 
 with st.form("add_price", clear_on_submit=False):
     st.markdown("**Add a price** (a new model, or a new price for one: from its date on)")

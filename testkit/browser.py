@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -23,3 +24,21 @@ def full_page_shot(page: Any, path: Path, *, max_height: int = 7000, settle_ms: 
     page.wait_for_timeout(300)
     page.screenshot(path=str(path))
     page.set_viewport_size(size)
+
+
+# The sidebar's line under the name once the app has taken it (ui/sidebar.py, roles_line).
+_TAKEN = re.compile(r"No roles are set up yet|Roles: |No role yet")
+_RUNNING = "!document.querySelector('[data-testid=\"stStatusWidget\"]')"
+
+
+def sign_in(page: Any, name: str) -> None:
+    """Type a reviewer name in the sidebar and wait until the app has taken it and finished the
+    rerun. Clicking on (a tab, a button) while that rerun still draws can land on an element
+    the rerun then replaces, and the click is lost: a flaky test on a loaded machine."""
+    from playwright.sync_api import expect
+
+    box = page.get_by_role("textbox", name="Reviewer")
+    box.fill(name)
+    box.press("Enter")
+    expect(page.get_by_test_id("stSidebar").get_by_text(_TAKEN)).to_be_visible()
+    page.wait_for_function(_RUNNING)

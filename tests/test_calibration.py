@@ -73,9 +73,12 @@ def test_the_page_draws_chart_table_and_links(db_url: str) -> None:
     at.run()
     at.switch_page("pages/calibration.py").run()
     assert not at.exception, [e.value for e in at.exception]
-    assert at.get("plotly_chart") and at.dataframe
-    table = at.dataframe[0].value
-    assert set(table["rejected"]) != {"–"}
+    assert at.get("plotly_chart")
+    table = next(m.value for m in at.markdown if m.value.startswith("| critic · score |"))
+    head, _, *rows = table.splitlines()
+    rejected = head.strip("| ").split(" | ").index("rejected")
+    assert {r.strip("| ").split(" | ")[rejected] for r in rows} != {"–"}
+    assert not at.dataframe  # a Markdown table: no grid chunks to fetch
     links = next(m.value for m in at.markdown if "](run?run=" in m.value)
     assert f"(run?run={d.id}&version={d.current.version})" in links  # type: ignore[union-attr]
 
@@ -127,3 +130,18 @@ def test_a_window_counts_only_what_people_did_in_it(db_any: str) -> None:
             "SELECT d.run_id, d.version FROM humanaction a JOIN draft d ON d.id = a.draft_id "
             "WHERE a.at >= :since"), {"since": naive})}
     assert worst and {(w.run_id, w.version) for w in worst} <= acted
+
+
+def test_the_table_as_markdown_keeps_one_cell_per_value() -> None:
+    import pandas as pd
+
+    from ui.calibration_figures import table_markdown
+
+    table = pd.DataFrame([{"critic · score": "odd|critic · safety", "kind": "protocol",
+                           "prompt": "v2", "approved": "0.91 (1,797)", "disagreement": 0.71349,
+                           "versions": 7818}])
+    head, rule, row = table_markdown(table).splitlines()
+    assert head == "| critic · score | kind | prompt | approved | disagreement | versions |"
+    assert rule == "|---|---|---|---:|---:|---:|"
+    assert row.startswith("| odd\\|critic") and row.endswith("| 0.713 | 7,818 |")
+    assert table_markdown(table.iloc[0:0]) == ""

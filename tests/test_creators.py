@@ -38,6 +38,25 @@ def test_matching_ranks_on_topic_and_place_with_reasons(db_url: str) -> None:
     assert any("running" in r for m in runners for r in m.reasons)
 
 
+def test_another_citys_local_creator_is_not_on_topic(db_url: str) -> None:
+    """"local" is a topic only where the brand is: a Berlin coffee shop's campaign does not
+    rank Rehovot's local-news creator as on topic (it did, at 0.7, above Berlin creators)."""
+    from engine.pipelines.campaign.brands import BrandOut
+
+    lumen = next(b for b in list_brands() if b.name == "Lumen Skin")  # a Berlin brand
+    kiez = BrandOut.model_validate(lumen.model_dump() | {
+        "name": "Kiez Kaffee", "service_type": "Neighbourhood coffee shop",
+        "products": ["oat flat white"], "audience": "People in Berlin"})
+    ranked = rank_creators(list_creators(), brand=kiez, goal="More local regulars",
+                           audience="People in Berlin", channels=["email"], budget=3000, n=3)
+    local = next(m for m in ranked if m.creator.handle == "@rehovot.local")
+    assert any(r.startswith("but niche") for r in local.reasons)
+    assert not any("campaign's topics (" in r for r in local.reasons)
+    home = _rank("Alma Cafe", goal="Be the local favourite")  # Alma Cafe is in Rehovot
+    assert not any(r.startswith("but niche")
+                   for r in next(m for m in home if m.creator.handle == "@rehovot.local").reasons)
+
+
 def test_concerns_are_said_plainly(db_url: str) -> None:
     ranked = _rank("Alma Cafe", budget=600)
     gear = next(m for m in ranked if m.creator.handle == "@gear.geek.runs")

@@ -46,6 +46,18 @@ def test_offline_campaign_keeps_to_the_fresh_goal(db_url: str, case: dict[str, A
     assert not got["flagged"], got["flagged"]
 
 
+def test_a_goal_counting_a_thing_with_a_number_in_it_reaches_the_metrics(db_url: str) -> None:
+    """"80 new 10-class passes": the brief wrote no goal line (the count's noun starts with a
+    digit), its own check asked for one, the drafter could not, and the run stalled."""
+    got = fresh.campaign_case({"brand": "Alma Cafe", "budget": 4000, "num_creators": 3,
+                               "goal": "Sell 80 new 10-class passes for our oat-milk latte club "
+                                       "by March 31", "channels": ["email", "instagram_dm"],
+                               "product": "10-class passes", "numbers": ["80"],
+                               "dates": ["March 31"]})
+    assert got["right"], got["why"]
+    assert not got["flagged"], got["flagged"]
+
+
 def test_a_comment_reported_as_not_applied_stays_not_addressed(db_url: str) -> None:
     case = {"intent": "Step by step, help my client drive through tunnels again",
             "comment": "Put it in German", "expect": "NOTE"}

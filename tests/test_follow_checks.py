@@ -126,6 +126,27 @@ def test_campaign_consistency_oat_milk_goal_with_an_espresso_brief() -> None:
     assert _cats(follow_checks("campaign", "brief", fixed, goal, brand)) == []
 
 
+def test_campaign_goal_naming_what_it_sells_and_a_brand_product() -> None:
+    """"Sell 80 new 10-class passes for our oat-milk latte club": promoting the passes or
+    the latte is on the goal, espresso is not; the 10 of "10-class" is a name, not a KPI."""
+    goal = {"brand_name": "Alma Cafe", "goal": "Sell 80 new 10-class passes for our oat-milk "
+            "latte club by March 31", "budget": 4000, "num_creators": 2, "channels": ["email"]}
+    brand = FollowInput(context={"brand": {"products": [
+        "single-origin espresso", "oat-milk latte", "weekend brunch"]}})
+    brief = ("# Campaign brief: Alma Cafe\n\n## Key messages\n\n- Why Alma Cafe: {x}\n\n"
+             "## Deliverables\n\n- 2 creators post about {x}\n")
+    for on in ("10-class passes", "the oat-milk latte"):
+        assert "off_product" not in _cats(follow_checks("campaign", "brief", brief.format(x=on),
+                                                        goal, brand))
+    assert "off_product" in _cats(follow_checks("campaign", "brief",
+                                                brief.format(x="single-origin espresso"),
+                                                goal, brand))
+    outreach = ("# Outreach\n\n## @maya.brews\n\n### Email\n\nHi Maya! We'd love a reel about "
+                "our 10-class passes. It's a paid partnership (#ad).\n")
+    assert "kpi_in_message" not in _cats(follow_checks("campaign", "outreach", outreach, goal,
+                                                       brand))
+
+
 def test_merge_keeps_the_lower_cap_and_every_flag() -> None:
     from engine.checks.base import CheckResult, FlagOut
 
@@ -134,3 +155,14 @@ def test_merge_keeps_the_lower_cap_and_every_flag() -> None:
     extra = follow_checks("protocol", "draft", PASTED, ELEVATOR)
     merged = merge(base, extra)
     assert merged.caps["clinical"] == 0.3 and len(merged.flags) == 1 + len(extra.flags)
+
+
+def test_the_same_kpi_sentence_in_two_messages_is_flagged_in_each_place() -> None:
+    from engine.checks.campaign_consistency import campaign_findings
+
+    text = ("# Outreach\n\n## @a\n\n### Email\n\nHi A!\n\nOur goal is 300 sign-ups.\n\n"
+            "## @b\n\n### Email\n\nHi B!\n\nOur goal is 300 sign-ups.\n")
+    flags = [f for f in campaign_findings("outreach", text, {"goal": "Get 300 sign-ups"}, {})
+             if f.category == "kpi_in_message"]
+    assert len(flags) == 2 and flags[0].start < text.index("## @b") < flags[1].start
+    assert all(text[f.start:f.end] == "Our goal is 300 sign-ups." for f in flags)

@@ -69,7 +69,9 @@ def test_the_card_reads_what_a_person_said(db_url: str) -> None:
         failures += [f"{conv['id']}: {w}" for w in wrong]
     # The business type is never what it sells (the general cause this set was written for).
     assert not [f for f in failures if "sells" in f and "holds" in f], failures
-    # Measured 0.949 after the fix, 0.724 before it (the set was written first).
+    # Measured 0.949 after the fix, 0.724 before it (the set was written first); 0.994 after
+    # out-of-order bare answers (tone words, "City, Country") and "we serve <food>" were
+    # read by their shape (session 4: e06 and e14 were known misses, so that figure is seen).
     assert right / total >= 0.9, (right, total, failures)
 
 

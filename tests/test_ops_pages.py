@@ -15,6 +15,8 @@ from engine import identity, ops, ops_settings, traces
 from testkit.seeding import month_safe_end
 from ui.ops_figures import compact, usd
 
+COSTS_TAB = "costs_tab"  # pages/costs.py's breakdown tabs
+
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
 
 
@@ -52,7 +54,9 @@ def test_costs_page_shows_the_database_numbers_and_the_budget_alerts(
     # seed-demo sets monthly budgets at ~85% (protocol) and ~105% (campaign) of this month.
     assert any("Protocol** near budget" in w.body for w in at.warning)
     assert any("Campaign** over budget" in e.body for e in at.error)
-    assert len(at.get("plotly_chart")) == 5
+    # The day charts and the open breakdown tab's: the other tabs draw theirs when opened.
+    assert [c.key for c in at.get("plotly_chart")] == ["fig_spend", "fig_tokens",
+                                                       "fig_breakdown"]
     assert any("unpriced models" in c.value for c in at.caption)
     assert at.get("download_button")
     top = ops.top_runs(ops.last_days(30), limit=15)
@@ -71,6 +75,20 @@ def test_costs_filters_apply_to_every_number(seeded: SeedReport) -> None:
     shown = metrics(at)
     assert shown["Spend"] == usd(want.cost_usd) and shown["Calls"] == compact(want.calls)
     assert want.calls < ops.totals(ops.last_days(30)).calls
+
+
+def test_costs_breakdown_tabs_draw_their_chart_when_opened(seeded: SeedReport) -> None:
+    at = open_page("pages/costs.py")
+    for tab, key in (("Error rate", "fig_errors"), ("Latency", "fig_latency")):
+        at.session_state[COSTS_TAB] = tab
+        at.run()
+        assert not at.exception
+        assert [c.key for c in at.get("plotly_chart")] == ["fig_spend", "fig_tokens", key]
+    at.session_state[COSTS_TAB] = "Spend by"
+    at.run()
+    at.segmented_control(key="costs_dim").set_value("agent").run()
+    [bars] = [c for c in at.get("plotly_chart") if c.key == "fig_breakdown"]
+    assert "Spend by agent" in bars.proto.spec
 
 
 def test_costs_page_without_calls_says_how_to_get_some(db_url: str,
@@ -135,6 +153,21 @@ def test_settings_page_adds_a_price_row_and_saves_budgets(
     saved = ops_settings.get_ops_settings()
     assert saved.monthly_budgets["protocol"] == 5000.0 and saved.default_run_budget_usd == 1.5
     assert not any("Protocol** near budget" in w.body for w in at.warning)
+
+
+def test_settings_lists_the_prices_in_force_and_draws_the_history_when_opened(
+        seeded: SeedReport) -> None:
+    at = open_page("pages/settings.py")
+    rows = ops_settings.list_prices()
+    table = next(m.value for m in at.markdown if m.value.startswith("| Model | Input |"))
+    for r in [r for r in rows if r.in_force]:  # each price in force, as stored
+        line = next(x for x in table.splitlines() if x.startswith(f"| `{r.model}` |"))
+        assert f"${r.input_per_m:,.3f}" in line and f"${r.output_per_m:,.3f}" in line
+    assert not at.dataframe  # the full history's grid waits until it is opened
+    at.session_state["prices_history"] = True
+    at.run()
+    assert not at.exception
+    assert list(at.dataframe[0].value["model"]) == [r.model for r in rows]
 
 
 def test_costs_are_for_ops_once_roles_exist(seeded: SeedReport) -> None:

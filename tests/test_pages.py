@@ -17,6 +17,7 @@ from engine.pipelines.protocol.models import MAX_INTENT
 from engine.run_list import list_runs
 from engine.run_state import RunStatus
 from engine.views import get_run
+from ui.run_view import tab_key
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
 ME = "Dr. Lee"
@@ -38,9 +39,12 @@ def app(who: str | None = ME) -> AppTest:
     return at.run()
 
 
-def open_run(run_id: int, who: str | None = ME) -> AppTest:
+def open_run(run_id: int, who: str | None = ME, *, tab: str | None = None) -> AppTest:
+    """The Run page of `run_id`; with `tab`, that tab opened (only the open tab is drawn)."""
     at = app(who)
     at.query_params["run"] = str(run_id)
+    if tab is not None:
+        at.session_state[tab_key(run_id)] = tab
     return at.switch_page("pages/run.py").run()
 
 
@@ -258,6 +262,25 @@ def test_run_page_shows_draft_scores_history_notes_and_steps() -> None:
                                            "Audit trail", "Steps"]
     # Every Markdown element is drawn without HTML.
     assert all(not m.proto.allow_html for m in at.markdown)
+
+
+def test_run_page_draws_only_the_open_tab() -> None:
+    """A long run's version table, audit trail and steps are drawn when their tab is opened,
+    not on every load of the page (only Score history's chart on first paint)."""
+    run_id = new_run()
+    at = open_run(run_id)
+    assert_ok(at)
+    assert [c.key for c in at.get("plotly_chart")] == [f"scores_{run_id}"]
+    assert not at.dataframe  # no versions, audit or steps grid drawn behind closed tabs
+    at = open_run(run_id, tab="Steps")
+    assert_ok(at)
+    assert not at.get("plotly_chart")
+    steps = at.dataframe[0].value
+    assert list(steps["#"]) == [s.seq for s in reversed(get_run(run_id).steps)]
+    at = open_run(run_id, tab="Versions & diff")
+    assert_ok(at)
+    assert list(at.dataframe[0].value["Version"]) == [
+        f"v{d.version}" for d in reversed(get_run(run_id).drafts)]
 
 
 def test_approve_click_approves_and_records_the_act() -> None:

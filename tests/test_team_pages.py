@@ -39,7 +39,7 @@ def _outreach_run() -> int:
 
 def test_the_team_tab_shows_the_hierarchy_the_thread_and_the_artifacts() -> None:
     run_id = _outreach_run()
-    at = open_run(run_id, ACTOR)
+    at = open_run(run_id, ACTOR, tab="Team")
     assert not at.exception
     labels = [t.label for t in at.tabs]
     at_steps = labels.index("Steps")
@@ -74,7 +74,7 @@ def test_the_memory_tab_shows_shared_and_private_memory_with_sources() -> None:
     memory.put(Scope.user(ACTOR), "profile", {"prefers": "first names"}, actor=ACTOR,
                replace=True)
     run_id = _outreach_run()
-    at = open_run(run_id, ACTOR)
+    at = open_run(run_id, ACTOR, tab="Memory")
     assert not at.exception
     frames = [df.value for df in at.dataframe]
     assert frames  # shared, per agent, the person's own, the call's context
@@ -129,7 +129,7 @@ def test_a_short_diff_between_two_attempts_opens() -> None:
     service.request_revision(run_id=run_id, comment="Mention the student discount",
                              actor=ACTOR)
     drive(run_id)
-    at = open_run(run_id, ACTOR)
+    at = open_run(run_id, ACTOR, tab="Team")
     at.selectbox(key=f"team_art_{run_id}").set_value("brief_writer v2").run()
     assert not at.exception
     assert at.selectbox(key=f"team_cmp_{run_id}_brief_writer v2").value == "brief_writer v1"

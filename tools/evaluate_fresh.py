@@ -174,7 +174,7 @@ def campaign_case(case: Case) -> dict[str, Any]:
     if "### Teams" in outreach:
         why.append("creators messaged on Teams")
     why += _channel_disagreements(texts)
-    numbers = re.findall(r"\d[\d,]*", case["goal"])
+    numbers = re.findall(r"\d[\d,]*(?!-[a-z])\b", case["goal"])  # not "10-class passes"
     if any(re.search(rf"(?<!\$)\b{n}\b", outreach) for n in numbers):  # "$500" is a fee
         why.append("the goal's internal target in creator messages")
     return {"id": f"{case['brand']}: {case['goal']}", "right": not why, "why": why,

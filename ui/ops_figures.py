@@ -9,6 +9,7 @@ import math
 import pandas as pd
 import plotly.graph_objects as go
 
+from engine.ops_settings import PriceRow
 from ui.figures import PALETTE, plain
 from ui.format import STATUS
 from ui.markdown import escape_inline
@@ -234,6 +235,22 @@ def top_runs_markdown(df: pd.DataFrame, *, filtered: bool = False) -> str:
                  _money(r.cost_usd), f"{calls:,}"]
         if filtered:
             cells.append(_money(r.filtered_cost_usd))
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def prices_markdown(rows: list[PriceRow], *, since: bool = True) -> str:
+    """Price rows as a Markdown table (model, input, cached input, output per 1M tokens, and
+    from when): a dozen rows read the same as in a data grid, without the grid's script
+    chunks that a full load of the Settings page would fetch and compile first."""
+    head = ["Model", "Input", "Cached input", "Output"] + (["Since (UTC)"] if since else [])
+    lines = ["| " + " | ".join(head) + " |",
+             "|---|" + "|".join("---:" for _ in head[1:4]) + ("|---|" if since else "|")]
+    for r in rows:
+        cells = [f"`{r.model.replace('`', '')}`", f"${r.input_per_m:,.3f}",
+                 f"${r.cached_input_per_m:,.3f}", f"${r.output_per_m:,.3f}"]
+        if since:
+            cells.append(f"{r.effective_from:%Y-%m-%d %H:%M}")
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 

@@ -120,9 +120,11 @@ def _stages(kind: str) -> tuple[object, ...]:
 
 
 def render_card(r: RunSummary, place: QueuePlace | None = None) -> None:
-    """One run; a queued one says its place in line and its expected wait (`place`)."""
+    """One run; a queued one says its place in line and its expected wait (`place`). Two
+    columns and four elements: a queue page draws thirty cards at once, and each element is
+    one more the browser lays out before the first card shows."""
     with st.container(border=True):
-        c1, c2, c3 = st.columns([5, 4, 2], vertical_alignment="center")
+        c1, c2 = st.columns([5, 6], vertical_alignment="center")
         c1.page_link("pages/run.py", label=f"#{r.id} · {escape_inline(short(r.title))}",
                      query_params={"run": str(r.id)}, icon=":material/article:",
                      help=r.title if short(r.title) != r.title else None)
@@ -136,11 +138,10 @@ def render_card(r: RunSummary, place: QueuePlace | None = None) -> None:
         c1.caption(" · ".join(meta))
         chips = score_chips(r.scores, r.thresholds)
         flags = flag_chip(r.open_flags, r.overridden)  # review: an override is not "1 flag"
-        c2.markdown(" ".join(x for x in (chips, flags) if x) or ":gray[no scores yet]")
+        c2.markdown(" ".join(x for x in (status_badge(r.status), chips or ":gray[no scores yet]",
+                                         flags) if x))
         needs_person = r.status in (RunStatus.REVIEW, RunStatus.FAILED)
-        reason = halt_reason(r.halt_reason) if needs_person else ""
-        c3.markdown(status_badge(r.status))
-        if reason:
-            c3.caption(escape_inline(reason))
-        if place is not None:
-            c3.caption(escape_inline(place.sentence()))
+        notes = [halt_reason(r.halt_reason) if needs_person else "",
+                 place.sentence() if place is not None else ""]
+        if any(notes):
+            c2.caption(escape_inline(" · ".join(n for n in notes if n)))

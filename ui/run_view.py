@@ -131,6 +131,12 @@ def render_approved_banner(detail: RunDetail) -> None:
                f"raised.  \n{reasons}", icon=":material/gpp_maybe:")
 
 
+def tab_key(run_id: int) -> str:
+    """The widget key of a run's tabs (Score history, Versions & diff, ...): the open tab is
+    kept per run, and a test opens one by setting it in session state."""
+    return f"run_tab_{run_id}"
+
+
 def pick_version(detail: RunDetail) -> DraftView | None:
     """The version shown, scored, edited and approved: the current one unless the person
     picks another of this stage (e.g. the best when the iteration limit was reached). A link

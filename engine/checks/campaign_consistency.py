@@ -31,6 +31,7 @@ from engine.checks.terms import (
     terms,
     word_set,
 )
+from engine.pipelines.campaign.goal import goal_product
 
 CHECK = "campaign_consistency"
 MIN_SHARE = 0.5
@@ -58,10 +59,11 @@ def _goal_months(goal: str) -> set[str]:
 
 
 def _goal_numbers(goal: str) -> set[str]:
-    """The goal's numbers that are targets: not years, not days of a month."""
+    """The goal's numbers that are targets: not years, not days of a month, not part of a
+    product's name ("10-class passes", "3-pack")."""
     months = "|".join(data()["campaign_words"]["months"])
     plain = re.sub(rf"\b\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{months})\b|"
-                   rf"\b(?:{months})\s+\d{{1,2}}\b", " ", goal.lower())
+                   rf"\b(?:{months})\s+\d{{1,2}}\b|\b\d+-[a-z]", " ", goal.lower())
     return {n for n in numbers(plain) if not re.fullmatch(r"(?:19|20)\d\d", n)}
 
 
@@ -101,13 +103,19 @@ def product_terms(run_input: dict[str, Any], products: list[str]) -> set[str]:
     named = [terms(p) for p in products if terms(p) and terms(p) <= want]
     if named:
         return set().union(*named)
-    shared = set().union(set(), *(terms(p) & want for p in products))
+    return _apart(want, products)
+
+
+def _apart(want: set[str], products: list[str]) -> set[str]:
+    """`want` less the terms it shares with products it does not name in full."""
+    shared = set().union(set(), *(terms(p) & want for p in products if not terms(p) <= want))
     return (want - shared) or want
 
 
 def _off_product(stage: str, text: str, run_input: dict[str, Any],
                  context: dict[str, Any]) -> list[Finding]:
-    want = product_terms(run_input, list((context.get("brand") or {}).get("products") or []))
+    products = list((context.get("brand") or {}).get("products") or [])
+    want = product_terms(run_input, products)
     goal = str(run_input.get("goal") or "")
     if not want:
         return []
@@ -117,8 +125,16 @@ def _off_product(stage: str, text: str, run_input: dict[str, Any],
                                                   + section(text, "deliverables"))
     elif stage == "outreach":
         parts = creator_sections(text)
-    off = [where for where, body in parts.items() if body.strip()
-           and len(want & terms(" ".join(_unquoted(body, goal)))) / len(want) < MIN_SHARE]
+    # The goal may name two things ("sell 80 10-class passes for our oat-milk latte club"):
+    # a brand product in full, and what it sells; promoting either is on the goal.
+    sold = _apart(terms(goal_product(goal) or ""), products)
+    wants = [want, sold] if sold and sold != want else [want]
+
+    def on_goal(body: str) -> bool:
+        said = terms(" ".join(_unquoted(body, goal)))
+        return any(len(w & said) / len(w) >= MIN_SHARE for w in wants)
+
+    off = [where for where, body in parts.items() if body.strip() and not on_goal(body)]
     if not off:
         return []
     return [finding(CHECK, "campaign", "off_product", "promotes: " + ", ".join(off),
@@ -207,6 +223,7 @@ def _creator_facing(text: str, run_input: dict[str, Any]) -> list[Finding]:
     money_goal = bool(_AMOUNT.search(goal))
     out = []
     for h, body in creator_sections(text).items():
+        base = max(text.find(body), 0)
         for a, b in split_sentences(body):
             s = body[a:b]
             counted = s if money_goal else _AMOUNT.sub(" ", s)  # a fee is not the goal's count
@@ -214,7 +231,7 @@ def _creator_facing(text: str, run_input: dict[str, Any]) -> list[Finding]:
                     or targets & numbers(counted)):
                 out.append(finding(CHECK, "campaign", "kpi_in_message", s.strip(),
                                    f"Keep internal goals and KPIs out of the message to {h}: "
-                                   "remove this sentence.", text))
+                                   "remove this sentence.", text, after=base + a))
                 break
     audience = data()["channel_audience"]
     labels = {v.lower(): k for k, v in data()["channel_label"].items()}

@@ -38,6 +38,13 @@ def label_cues() -> tuple[Cue, ...]:
     return tuple(out)
 
 
+# Who a business serves, as "we serve ..." goes on: people, not what is served.
+PEOPLE = (r"(?:(?:the|our|local|young|busy|mostly|mainly|small|new|older)\s+)*(?:people|"
+          r"customers|clients|famil\w*|students|professionals|parents|kids|children|teens|"
+          r"locals|residents|commuters|tourists|visitors|patients|athletes|runners|workers|"
+          r"businesses|companies|shops|restaurants|members|women|men|seniors|retirees|couples|"
+          r"owners|neighbou?rs|communit\w*|everyone|anyone|teams|brands)\b")
+
 PHRASES: tuple[Cue, ...] = (
     _cue(r"(?i:\b(?:we(?:'re|\s+are)\s+called|it'?s\s+called|is\s+called|called|named|"
          r"name\s+is|name's|i\s+run|we\s+run|i\s+own|we\s+own|i\s+manage|i\s+founded|"
@@ -65,7 +72,9 @@ PHRASES: tuple[Cue, ...] = (
          r"students|patients|fans|followers|visitors|shoppers|diners|regulars|community|"
          r"audience|people|riders|players|parents|subscribers)\s+"
          r"are(?:\s+mostly|\s+mainly)?|we\s+(?:mostly\s+|mainly\s+)?target|targeting|aimed\s+at|"
-         r"we\s+serve|popular\s+with))\s+", "audience"),
+         rf"we\s+serve(?=\s+{PEOPLE})|popular\s+with))\s+", "audience"),
+    # "we serve tacos and aguas frescas": what is served, unless it is people (above).
+    _cue(rf"(?i:\bwe\s+(?:also\s+)?serve(?!\s+{PEOPLE}))\s+", "sells", "products"),
     _cue(r"(?i:\b(?:(?:our\s+|the\s+|brand\s+)?(?:voice|tone)(?:\s+of\s+voice)?\s+(?:is|should\s+"
          r"be)|we\s+sound|we(?:'re|\s+are)\s+known\s+for\s+being|sounds?\s+like))\s+", "voice"),
     _cue(r"(?i:(?:\b(?:we\s+)?(?:must|should|can)?\s*(?:never|don't|do\s+not|mustn't|"
@@ -83,6 +92,27 @@ PHRASES: tuple[Cue, ...] = (
          r"\s+to|we'd\s+like|(?:we|i)\s+(?:want|need)(?!\s+to\b)|(?:we|i)(?:'re|\s+are|'m|\s+am)\s+(?:hoping|trying|looking|aiming)"
          r"\s+to|hoping\s+to|trying\s+to|aiming\s+to))\s+", "goal"),
 )
+
+# A bare answer made of these (with a few fillers) describes the brand's voice, whatever the
+# agent asked: "nerdy, precise, a bit funny" is no audience.
+TONE_WORDS = frozenset("""
+friendly upbeat cheeky warm playful calm professional witty casual bold quirky relaxed fun
+funny serious formal informal approachable confident cheerful chill sarcastic irreverent elegant
+luxurious minimal minimalist honest direct energetic enthusiastic caring gentle kind
+authoritative expert trustworthy modest humble sophisticated youthful edgy laid-back
+down-to-earth earthy nerdy geeky punchy sincere heartfelt welcoming inclusive optimistic
+positive bubbly dry clever smart classy refined polished rustic cozy cosy neighbourly neighborly
+helpful knowledgeable passionate precise reassuring supportive motivating inspiring empowering
+sassy lighthearted light-hearted silly goofy wholesome transparent tongue-in-cheek
+conversational plain simple straightforward no-nonsense festive calming soothing grounded
+encouraging respectful thoughtful understated luxe premium chatty quiet loud cool hip trendy
+nostalgic retro artsy poetic dreamy romantic cheerful zen mindful earnest humorous
+""".split())
+TONE_FILLERS = frozenset("""
+a an bit very and but not too quite little really with of touch always never more less
+slightly super sort kind-of somewhat mostly mainly also yet always tone voice our we sound
+are is it's its
+""".split())
 
 _NAME_TOKEN = r"[A-Z0-9&][\w'’&.+-]*"
 NAME = re.compile(rf"{_NAME_TOKEN}(?:\s+(?:(?:&|and|of|the|de|la|du)\s+)?{_NAME_TOKEN})*")

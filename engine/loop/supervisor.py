@@ -62,8 +62,12 @@ class Supervisor:
         worker_id: str,
         on_event: Callable[[StepEvent], None] | None = None,
         clock: Clock = SYSTEM_CLOCK,
+        stopping: Callable[[], bool] = lambda: False,
     ) -> None:
         self.backend = backend
+        # True once this worker is stopping: a drive ends after its current step, which
+        # commits with no next step opened (the run goes back to the queue with the leases).
+        self.stopping = stopping
         self.clock = clock  # what leases are measured by (tests move it on)
         self.worker_id = worker_id
         self.on_event = on_event or (lambda e: None)
@@ -165,11 +169,16 @@ class Supervisor:
                        fail_kind="internal")
             return False, None, None
         try:
-            return self._commit(plan, result, open_next=open_next)
+            # Asked as the step commits (not as it starts): a stop while the model answered counts.
+            more, nxt, status = self._commit(plan, result,
+                                             open_next=open_next and not self.stopping())
         except LeaseLost:
             return False, None, None
         finally:
             self._save_calls(plan)  # what the commit did not take (a lost lease, an error)
+        if nxt is None and self.stopping():
+            return False, None, status  # committed; the next step is another worker's
+        return more, nxt, status  # (a step opened just before the stop runs to its end too)
 
     def _run_node(self, plan: StepPlan) -> Any:
         if plan.node == "draft":

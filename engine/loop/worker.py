@@ -27,7 +27,6 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
 
 from engine.config import setting
 from engine.llm.base import LLMBackend
@@ -39,7 +38,7 @@ from engine.loop.leases import (
     new_worker_id,
     release_all,
 )
-from engine.loop.steps import StepEvent, StepPlan
+from engine.loop.steps import StepEvent
 from engine.loop.supervisor import Supervisor
 from engine.redact import install_log_redaction
 
@@ -85,7 +84,7 @@ class Worker:
         self._beater: threading.Thread | None = None
 
     def _new_supervisor(self) -> Supervisor:
-        return _Stoppable(self.backend, self.worker_id, on_event=self.on_event,
+        return Supervisor(self.backend, self.worker_id, on_event=self.on_event,
                           clock=self.clock, stopping=self._stopping)
 
     def _supervisor(self) -> Supervisor:
@@ -200,28 +199,6 @@ class Worker:
         _warm_up()
         self._stop = stop
         _Dispatcher(self, stop, exit_when_idle).run()
-
-
-class _Stoppable(Supervisor):
-    """A supervisor whose drives end after the current step once its worker is stopping: the
-    step commits with no next step opened, and the run goes back to the queue when the worker
-    hands back its leases."""
-
-    def __init__(self, *args: Any, stopping: Callable[[], bool], **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.stopping = stopping
-
-    def _commit(self, plan: StepPlan, result: Any, *,
-                open_next: bool = False) -> tuple[bool, StepPlan | None, str]:
-        # Asked as the step commits (not as it starts): a stop while the model answered counts.
-        return super()._commit(plan, result, open_next=open_next and not self.stopping())
-
-    def _advance(self, run_id: int, plan: StepPlan | None, *,
-                 open_next: bool) -> tuple[bool, StepPlan | None, str | None]:
-        more, nxt, status = super()._advance(run_id, plan, open_next=open_next)
-        if nxt is None and self.stopping():
-            return False, None, status  # committed; the next step is another worker's
-        return more, nxt, status  # (a step opened just before the stop runs to its end too)
 
 
 class StopSignals:

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from testkit.app_server import CHROMIUM, CHROMIUM_ARGS, AppServer, playwright_expect, streamlit_app
+from testkit.browser import full_page_shot, sign_in
 
 playwright_api = pytest.importorskip("playwright.sync_api")
 expect = playwright_expect()
@@ -46,18 +47,7 @@ def page(app: AppServer, artifacts: Path, request: pytest.FixtureRequest):  # ty
 
 
 def _shot(page, artifacts: Path, name: str) -> None:  # type: ignore[no-untyped-def]
-    """The whole page (Streamlit scrolls inside its main block, so the viewport is made as
-    tall as that block for the picture)."""
-    page.wait_for_timeout(400)
-    size = page.viewport_size
-    tall = page.evaluate("() => Math.max(...[...document.querySelectorAll("
-                         "'[data-testid=stMain], [data-testid=stMainBlockContainer]')]"
-                         ".map(e => e.scrollHeight), 0)")
-    page.set_viewport_size({"width": size["width"],
-                            "height": max(size["height"], min(tall + 80, 7000))})
-    page.wait_for_timeout(300)
-    page.screenshot(path=str(artifacts / f"campaign-{name}.png"))
-    page.set_viewport_size(size)
+    full_page_shot(page, artifacts / f"campaign-{name}.png", max_height=7000)
 
 
 def _pick(page, widget, option: str | re.Pattern[str], search: str = "") -> None:  # type: ignore[no-untyped-def]
@@ -115,9 +105,7 @@ def test_sample_brand_from_goal_to_approved_plan(page, app: AppServer, artifacts
         t0 = time.monotonic()
 
     page.goto(app.url)
-    box = page.get_by_role("textbox", name="Reviewer")
-    box.fill(MARKETER)
-    box.press("Enter")
+    sign_in(page, MARKETER)
 
     # Brands: a malformed profile gets errors under its fields; then the sample brand.
     page.get_by_role("link", name="Brands").click()

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from testkit.app_server import CHROMIUM, CHROMIUM_ARGS, AppServer, playwright_expect, streamlit_app
+from testkit.browser import sign_in
 from tests.e2e.test_campaign_browser import _shot
 
 playwright_api = pytest.importorskip("playwright.sync_api")
@@ -39,9 +40,7 @@ def _open(browser, app: AppServer):  # type: ignore[no-untyped-def]
     page = ctx.new_page()
     page.set_default_timeout(30_000)
     page.goto(app.url)
-    box = page.get_by_role("textbox", name="Reviewer")
-    box.fill(MARKETER)
-    box.press("Enter")
+    sign_in(page, MARKETER)
     return ctx, page
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from testkit.app_server import AppServer, app_sharing_database, playwright_expect
+from testkit.browser import full_page_shot, sign_in
 
 expect = playwright_expect()
 WAIT = 60_000
@@ -48,9 +49,7 @@ def test_a_comment_not_applied_shows_as_not_addressed(  # type: ignore[no-untype
     page.set_default_timeout(WAIT)
     try:
         page.goto(f"{app.url}/run?run={run_id}")
-        box = page.get_by_role("textbox", name="Reviewer")
-        box.fill("Dr. Rivera")
-        box.press("Enter")
+        sign_in(page, "Dr. Rivera")
         page.get_by_role("textbox", name="What should change?").fill(COMMENT)
         page.get_by_role("button", name="Request revision").click()
         expect(page.get_by_text("Sent back to the drafter").first).to_be_visible()
@@ -61,14 +60,7 @@ def test_a_comment_not_applied_shows_as_not_addressed(  # type: ignore[no-untype
         expect(page.get_by_text(COMMENT).first).to_be_visible()
         detail = get_run(run_id)
         assert detail.halt_reason != "thresholds_met"
-        page.wait_for_timeout(500)
-        size = page.viewport_size
-        tall = page.evaluate("() => Math.max(...[...document.querySelectorAll("
-                             "'[data-testid=stMain], [data-testid=stMainBlockContainer]')]"
-                             ".map(e => e.scrollHeight), 0)")
-        page.set_viewport_size({"width": size["width"], "height": max(1000, min(tall + 80,
-                                                                               6000))})
-        page.wait_for_timeout(300)
-        page.screenshot(path=str(artifacts / "20-run-not-addressed.png"))
+        full_page_shot(page, artifacts / "20-run-not-addressed.png", max_height=6000,
+                       settle_ms=500)
     finally:
         ctx.close()

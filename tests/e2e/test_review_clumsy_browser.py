@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from testkit.app_server import AppServer, app_sharing_database, playwright_expect
-from testkit.browser import full_page_shot
+from testkit.browser import full_page_shot, sign_in
 
 expect = playwright_expect()
 WAIT = 30_000
@@ -41,10 +41,7 @@ def _page(browser, name: str = "Dr. Lee"):  # type: ignore[no-untyped-def]
 
 def _sign(page, app: AppServer, name: str = "Dr. Lee") -> None:  # type: ignore[no-untyped-def]
     page.goto(app.url)
-    box = page.get_by_role("textbox", name="Reviewer")
-    box.fill(name)
-    box.press("Enter")
-    expect(page.get_by_text("Needed before you start")).to_have_count(0)
+    sign_in(page, name)
 
 
 def _shot(page, artifacts: Path, name: str) -> None:  # type: ignore[no-untyped-def]

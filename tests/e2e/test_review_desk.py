@@ -17,7 +17,7 @@ from testkit.app_server import (
     using_database,
     wait_status,
 )
-from testkit.browser import full_page_shot
+from testkit.browser import full_page_shot, sign_in
 
 expect = playwright_expect()
 
@@ -43,10 +43,7 @@ def page(browser, app: AppServer, worker_started: None):  # type: ignore[no-unty
 
 
 def _sign_in(page, name: str = REVIEWER) -> None:  # type: ignore[no-untyped-def]
-    box = page.get_by_role("textbox", name="Reviewer")
-    box.fill(name)
-    box.press("Enter")
-    expect(page.get_by_text("Needed before you start")).to_have_count(0)
+    sign_in(page, name)
 
 
 def _shot(page, artifacts: Path, name: str) -> None:  # type: ignore[no-untyped-def]

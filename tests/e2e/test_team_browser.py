@@ -18,6 +18,7 @@ from testkit.app_server import (
     app_sharing_database,
     playwright_expect,
 )
+from testkit.browser import full_page_shot, sign_in
 from testkit.fake_openai import FakeOpenAI, running
 
 expect = playwright_expect()
@@ -33,17 +34,7 @@ def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AppServer]:
 
 
 def _shot(page: Any, artifacts: Path, name: str) -> None:
-    """The whole page (Streamlit scrolls inside its main block)."""
-    page.wait_for_timeout(600)
-    size = page.viewport_size
-    tall = page.evaluate("() => Math.max(...[...document.querySelectorAll("
-                         "'[data-testid=stMain], [data-testid=stMainBlockContainer]')]"
-                         ".map(e => e.scrollHeight), 0)")
-    page.set_viewport_size({"width": size["width"],
-                            "height": max(size["height"], min(tall + 80, 9000))})
-    page.wait_for_timeout(400)
-    page.screenshot(path=str(artifacts / f"team-{name}.png"))
-    page.set_viewport_size(size)
+    full_page_shot(page, artifacts / f"team-{name}.png", max_height=9000, settle_ms=600)
 
 
 def _open(browser: Any, url: str, run_id: int) -> tuple[Any, Any]:
@@ -51,9 +42,7 @@ def _open(browser: Any, url: str, run_id: int) -> tuple[Any, Any]:
     page = ctx.new_page()
     page.set_default_timeout(WAIT)
     page.goto(f"{url}/run?run={run_id}")
-    box = page.get_by_role("textbox", name="Reviewer")
-    box.fill(MARKETER)
-    box.press("Enter")
+    sign_in(page, MARKETER)
     return ctx, page
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from testkit.app_server import AppServer, app_sharing_database, playwright_expect, wait_status
-from testkit.browser import full_page_shot
+from testkit.browser import full_page_shot, sign_in
 
 expect = playwright_expect()
 WAIT = 30_000
@@ -28,10 +28,7 @@ def _tab(browser, app: AppServer, name: str):  # type: ignore[no-untyped-def]
     page = ctx.new_page()
     page.set_default_timeout(WAIT)
     page.goto(app.url)
-    box = page.get_by_role("textbox", name="Reviewer")
-    box.fill(name)
-    box.press("Enter")
-    expect(page.get_by_text("Needed before you start")).to_have_count(0)
+    sign_in(page, name)
     return ctx, page
 
 

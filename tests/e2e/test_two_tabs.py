@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from testkit.app_server import AppServer, app_sharing_database, playwright_expect, wait_status
+from testkit.browser import full_page_shot, sign_in
 
 expect = playwright_expect()
 WAIT = 30_000
@@ -50,14 +51,12 @@ def _reviewed_run(intent: str) -> int:
 
 def _open(tab, app: AppServer, run_id: int, name: str) -> None:  # type: ignore[no-untyped-def]
     tab.goto(f"{app.url}/run?run={run_id}")
-    box = tab.get_by_role("textbox", name="Reviewer")
-    box.fill(name)
-    box.press("Enter")
+    sign_in(tab, name)
     expect(tab.get_by_text("Waiting for your review")).to_be_visible()
 
 
 def _shot(tab, artifacts: Path, name: str) -> None:  # type: ignore[no-untyped-def]
-    tab.screenshot(path=str(artifacts / f"{name}.png"), full_page=True)
+    full_page_shot(tab, artifacts / f"{name}.png")
 
 
 def test_two_edits_of_the_same_version_the_second_is_refused_and_kept(  # type: ignore[no-untyped-def]

@@ -139,6 +139,21 @@ def _place(text: str) -> tuple[str, str]:
     return (bits[0].lower() if bits else "", bits[-1].lower() if bits else "")
 
 
+def _place_match(c: CreatorOut, brand: BrandOut | None, audience: str) -> tuple[float, str]:
+    """How near the creator is to the brand (1 its town, 0.8 a city its audience names, 0.6
+    its country, 0 elsewhere) and the phrase that says so."""
+    city, country = _place(c.location)
+    b_city, b_country = _place(brand.location) if brand else ("", "")
+    audience_text = f"{audience} {brand.audience if brand else ''}".lower()
+    if city and city == b_city:
+        return 1.0, f"based in {c.location.split(',')[0]}, the brand's home town"
+    if city and city in audience_text:
+        return 0.8, f"based in {c.location.split(',')[0]}, where the audience is"
+    if country and country == b_country:
+        return 0.6, f"based in {c.location.split(',')[-1].strip()}, the brand's country"
+    return 0.0, f"based in {c.location}, far from the brand"
+
+
 def per_creator_budget(budget: float, n: int) -> float:
     return budget * CREATOR_SHARE / max(1, n)
 
@@ -155,6 +170,11 @@ def score_creator(c: CreatorOut, *, brand: BrandOut | None, goal: str, audience:
     wanted = concepts(brand_side)
     core = concepts(f"{brand.service_type} {' '.join(brand.products)}") if brand else concepts(goal)
     niche, bio = concepts(c.niche), concepts(c.bio)
+    place, where = _place_match(c, brand, audience)
+    if place < 0.8:
+        # "local" is a topic only in the brand's own town: another city's local-news creator
+        # is not on topic for it (a Berlin cafe was offered Rehovot's city guides).
+        niche, bio = niche - {"local"}, bio - {"local"}
     shared = sorted(wanted & (niche | bio))
     # What the brand sells counts most, in the creator's niche more than in their bio.
     hits = 2 * len(core & niche) + len(core & bio - niche) + len((wanted - core) & (niche | bio))
@@ -166,21 +186,7 @@ def score_creator(c: CreatorOut, *, brand: BrandOut | None, goal: str, audience:
     else:
         concerns.append(f"niche ({c.niche}) is off the campaign's topics")
 
-    city, country = _place(c.location)
-    b_city, b_country = _place(brand.location) if brand else ("", "")
-    audience_text = f"{audience} {brand.audience if brand else ''}".lower()
-    if city and city == b_city:
-        place = 1.0
-        reasons.append(f"based in {c.location.split(',')[0]}, the brand's home town")
-    elif city and city in audience_text:
-        place = 0.8
-        reasons.append(f"based in {c.location.split(',')[0]}, where the audience is")
-    elif country and country == b_country:
-        place = 0.6
-        reasons.append(f"based in {c.location.split(',')[-1].strip()}, the brand's country")
-    else:
-        place = 0.0
-        concerns.append(f"based in {c.location}, far from the brand")
+    (reasons if place else concerns).append(where)
 
     engagement = min(1.0, c.engagement_rate / 6.0)
     if c.engagement_rate >= 5:

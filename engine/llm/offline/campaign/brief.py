@@ -11,8 +11,6 @@ from engine.llm.offline.campaign.common import (
     brand_of,
     city,
     feedback_mentions,
-    goal_date,
-    goal_target,
     goal_type,
     products_for,
     sanitize,
@@ -23,6 +21,7 @@ from engine.llm.offline.campaign.common import (
 from engine.pipelines.base import DraftTask
 from engine.pipelines.campaign.brands import BrandOut
 from engine.pipelines.campaign.channels import LABELS
+from engine.pipelines.campaign.goal import goal_date, goal_target
 from engine.pipelines.campaign.market import market_for
 from engine.pipelines.campaign.models import (
     BriefDraft,

@@ -6,12 +6,13 @@ import re
 from typing import Any
 
 from engine.llm.offline.campaign.brief import success_metrics
-from engine.llm.offline.campaign.common import _sentence_case, brand_name_of, brand_of, goal_date
+from engine.llm.offline.campaign.common import _sentence_case, brand_name_of, brand_of
 from engine.llm.offline.campaign.outreach import PLATFORM_SHORT
 from engine.markdown import list_items
 from engine.pipelines.base import DraftTask
 from engine.pipelines.campaign.channels import LABELS
 from engine.pipelines.campaign.creators import per_creator_budget, reach_channel
+from engine.pipelines.campaign.goal import goal_date
 from engine.pipelines.campaign.market import market_for
 from engine.pipelines.campaign.models import (
     BudgetLine,
