@@ -28,9 +28,10 @@ from engine.checks.safety_model import CORPUS, SafetyModel, load_rows
 from engine.checks.sentences import split_sentences
 
 TRAIN_ONLY = "offline-drafts"  # the drafter's own sentences: trained on, never scored
-HONEST = ("fresh2", "fresh3", "fresh4", "train2")
+HONEST = ("fresh2", "fresh3", "fresh4", "train2", "train3", "train4", "train5")
 THRESHOLDS = [round(0.01 * i, 2) for i in range(20, 100)]
-MARGINS = (0.0, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5, 1.0)
+MARGINS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 1.0)
+SH_VETOS = (0.0, 0.1, 0.2, 0.3, 0.4)
 
 
 def set_name(row: dict) -> str:
@@ -49,20 +50,24 @@ def load_sets() -> list[dict]:
 
 @dataclass
 class Scored:
-    """One held-out passage: whether a rule the classifier cannot veto flags it (self-harm);
-    the highest classifier probability around a sentence only vetoable rules flag (the rules
-    flag the passage when it reaches the veto, threshold - margin); and the highest score the
-    classifier's own flags reach."""
+    """One held-out passage: whether a rule flags a sentence the classifier may not veto
+    (safety.spared); the classifier's highest probability around a sentence a
+    self-harm rule flags (kept at or above the self-harm veto) and around one other rules flag
+    (kept at or above threshold - margin); and the highest score the classifier's own flags
+    reach."""
 
     unsafe: bool
     hard: bool
     rule_p: float
+    sh_p: float
     model_p: float
 
-    def flagged(self, t: float | None, margin: float) -> bool:
+    def flagged(self, t: float | None, margin: float,
+                sh_veto: float = safety.SELF_HARM_VETO) -> bool:
         if t is None:  # rules only, nothing vetoed
-            return self.hard or self.rule_p >= 0
-        return self.hard or self.rule_p >= t - margin or self.model_p >= t
+            return self.hard or self.rule_p >= 0 or self.sh_p >= 0
+        return (self.hard or self.sh_p >= sh_veto or self.rule_p >= t - margin
+                or self.model_p >= t)
 
 
 def score_fold(rows: list[dict], model: SafetyModel, frame: float = safety.FRAME_PENALTY,
@@ -73,26 +78,30 @@ def score_fold(rows: list[dict], model: SafetyModel, frame: float = safety.FRAME
         spans = split_sentences(text)
         sentences = [text[a:b] for a, b in spans]
         found = [safety.explain_sentence(s) for s in sentences]
-        hard, rule_p = False, -1.0
+        hard, rule_p, sh_p = False, -1.0, -1.0
         if any(found):
             context = safety.rule_context(sentences, model)
             for sentence, hits, p in zip(sentences, found, context, strict=True):
-                cats = {c for c, _ in hits}
-                hard = hard or (bool(cats) and not safety.vetoable(sentence, cats))
-                rule_p = max(rule_p, p) if cats else rule_p
+                for c in {c for c, _ in hits}:
+                    if safety.spared(sentence, c):
+                        hard = True
+                    elif c == "self_harm":
+                        sh_p = max(sh_p, p)
+                    else:
+                        rule_p = max(rule_p, p)
         ruled = [{c for c, _ in hits} for hits in found]
         hits = safety.model_scores(sentences, model, min(THRESHOLDS), frame, bare, ruled)
         p = max((p for hs in hits for _, p, _ in hs), default=0.0)
-        out.append(Scored(bool(r["categories"]), hard, rule_p, p))
+        out.append(Scored(bool(r["categories"]), hard, rule_p, sh_p, p))
     return out
 
 
 def rates(scored: list[Scored], t: float | None, margin: float = safety.RULE_MARGIN,
-          ) -> tuple[float, float, float]:
+          sh_veto: float = safety.SELF_HARM_VETO) -> tuple[float, float, float]:
     """(precision, recall, fpr) of "any flag" at classifier threshold t (None: rules only)."""
     tp = fp = fn = n_safe = 0
     for s in scored:
-        flagged = s.flagged(t, margin)
+        flagged = s.flagged(t, margin, sh_veto)
         if s.unsafe:
             tp += flagged
             fn += not flagged
@@ -103,9 +112,10 @@ def rates(scored: list[Scored], t: float | None, margin: float = safety.RULE_MAR
             fp / n_safe if n_safe else 0.0)
 
 
-def lowest(scored: list[Scored], fpr: float, margin: float) -> float | None:
+def lowest(scored: list[Scored], fpr: float, margin: float,
+           sh_veto: float = safety.SELF_HARM_VETO) -> float | None:
     """The lowest threshold whose false-positive rate on `scored` stays within `fpr`."""
-    return next((t for t in THRESHOLDS if rates(scored, t, margin)[2] <= fpr), None)
+    return next((t for t in THRESHOLDS if rates(scored, t, margin, sh_veto)[2] <= fpr), None)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -118,6 +128,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="report the per-set table at this threshold instead of the chosen one")
     ap.add_argument("--margin", type=float, default=None,
                     help="the rules' margin (default: the one with the best honest recall)")
+    ap.add_argument("--sh-veto", type=float, default=None,
+                    help="the self-harm veto (default: the one with the best honest recall)")
     args = ap.parse_args(argv)
     every = load_sets()
     rows = [r for r in every if r["split"] != TRAIN_ONLY]
@@ -137,29 +149,31 @@ def main(argv: list[str] | None = None) -> int:
           f"with fpr <= {args.fpr} per rule margin")
     best = None
     for margin in MARGINS:
-        t = lowest(honest, args.fpr, margin)
-        if t is None:
-            continue
-        _, rec, fpr = rates(honest, t, margin)
-        _, ruled, _ = rates(written, t, margin)
-        print(f"  margin {margin:5.3f}: threshold {t:5.3f} recall {rec:.3f} fpr {fpr:.3f} "
-              f"(recall on the rules' own sets {ruled:.3f})")
-        if best is None or rec > best[0]:
-            best = (rec, margin, t)
+        for sh in SH_VETOS:
+            t = lowest(honest, args.fpr, margin, sh)
+            if t is None:
+                continue
+            _, rec, fpr = rates(honest, t, margin, sh)
+            _, ruled, _ = rates(written, t, margin, sh)
+            print(f"  margin {margin:5.3f} self-harm veto {sh:4.2f}: threshold {t:5.3f} recall "
+                  f"{rec:.3f} fpr {fpr:.3f} (recall on the rules' own sets {ruled:.3f})")
+            if best is None or rec > best[0]:
+                best = (rec, margin, sh)
     margin = args.margin if args.margin is not None else best[1] if best else safety.RULE_MARGIN
-    print(f"\nmargin {margin}:\n{'t':>5} {'pooled rec':>10} {'fpr':>6} | {'honest rec':>10} "
-          f"{'fpr':>6}")
+    sh = args.sh_veto if args.sh_veto is not None else best[2] if best else safety.SELF_HARM_VETO
+    print(f"\nmargin {margin}, self-harm veto {sh}:\n{'t':>5} {'pooled rec':>10} {'fpr':>6} | "
+          f"{'honest rec':>10} {'fpr':>6}")
     for t in THRESHOLDS:
-        _, rec, fpr = rates(pooled, t, margin)
-        _, hrec, hfpr = rates(honest, t, margin)
+        _, rec, fpr = rates(pooled, t, margin, sh)
+        _, hrec, hfpr = rates(honest, t, margin, sh)
         print(f"{t:5.3f} {rec:10.3f} {fpr:6.3f} | {hrec:10.3f} {hfpr:6.3f}")
-    chosen = args.threshold or lowest(honest, args.fpr, margin) or THRESHOLDS[-1]
+    chosen = args.threshold or lowest(honest, args.fpr, margin, sh) or THRESHOLDS[-1]
     print(f"\nthreshold {chosen} (lowest with honest fpr <= {args.fpr} unless given), margin "
-          f"{margin}; per held-out set (precision / recall / fpr):")
+          f"{margin}, self-harm veto {sh}; per held-out set (precision / recall / fpr):")
     for g in [*sets, "pooled", "honest"]:
         s = pooled if g == "pooled" else honest if g == "honest" else scored[g]
         rp, rr, rf = rates(s, None)
-        p, r, f = rates(s, chosen, margin)
+        p, r, f = rates(s, chosen, margin, sh)
         print(f"  {g:9} rules only {rp:.3f} / {rr:.3f} / {rf:.3f}   "
               f"rules + classifier {p:.3f} / {r:.3f} / {f:.3f}")
     print(f"(rules are in-sample on labelled and fresh1; honest = {' + '.join(HONEST)})")

@@ -17,8 +17,8 @@ changing your dose").
 
 Design decisions worth knowing:
 - First-person suicidal statements ("I want to kill myself") are flagged even
-  inside a quoted example thought, because a clinician must see them - unless the
-  same sentence points to help ("if you notice thoughts like 'I want to die',
+  inside a quoted example thought, because a clinician must see them (and the classifier's
+  veto spares such a worksheet thought) - unless the same sentence points to help ("if you notice thoughts like 'I want to die',
   call 988"). Hyperbole such as "I'll die of embarrassment" is not matched.
 - Several categories can flag one sentence ("stop your meds without telling your
   doctor" is medication and discourages_help); the score drops for each flag.
@@ -26,9 +26,9 @@ Design decisions worth knowing:
   off") have no effect: nothing here reads the text as instructions.
 
 - Measured honestly (tools/safety_cv.py, leave-one-set-out): on the sets the rules were never
-  written against and the classifier never trained on (fresh2, fresh3, fresh4, train2), recall
-  0.72 at a false-alarm rate of 0.05 - far from catching everything; the LLM Safety Guardian
-  stays necessary.
+  written against and the classifier never trained on (fresh2-4, train2-5), recall 0.72 at a
+  false-alarm rate of 0.05 - far from catching everything; the LLM Safety Guardian stays
+  necessary.
 
 Where things are: the rules, lexicons and frames are data (engine/checks/data/*.toml, loaded
 by safety_rules.py); sentence splitting and normalising in sentences.py; here, the framing
@@ -274,12 +274,13 @@ def model_hits(sentences: list[str], model, threshold: float = MODEL_THRESHOLD,
 # A rule hit is dropped when the classifier, which read the same words in context, finds its
 # sentence (alone and with each neighbour) below RULE_VETO, a margin under the classifier's own
 # threshold: on the sets the rules were not written against, their false alarms were mostly
-# protective passages (bad advice listed to be ignored, a clinician's note) that the
+# protective passages (bad advice listed to be ignored, a clinician's note, a warning sign
+# quoted: "'they'd be better off without me' is a thought worth taking seriously") that the
 # classifier reads as such, and a rule's hit is worth about RULE_MARGIN of probability
-# (tools/safety_cv.py). Self-harm hits are never dropped: a first-person suicidal statement goes
-# to a clinician even when quoted.
+# (tools/safety_cv.py). A self-harm hit needs the classifier much surer (SELF_HARM_VETO); a
+# sentence that opens with an instruction keeps its hits (spared).
 RULE_VETO = round(MODEL_THRESHOLD - RULE_MARGIN, 3)
-VETOED = frozenset({"medication", "diagnosis", "dangerous_practice", "discourages_help"})
+SELF_HARM_VETO = 0.4
 VETO_SPARES_INSTRUCTIONS = True
 
 
@@ -290,21 +291,26 @@ def rule_context(sentences: list[str], model) -> list[float]:
     return [max([single[i], *(pair[k] for k in (i - 1, i) if 0 <= k < n - 1)]) for i in range(n)]
 
 
-def vetoable(sentence: str, categories: set[str]) -> bool:
-    """Whether the classifier may drop the rules' hits on this sentence: not for self-harm,
-    and not when the sentence opens with an instruction ("Handle it alone.", "Stop your
-    medication, then tell your doctor later."): the rules' own frames read those, and short
-    plain orders are what the classifier, trained on longer passages, knows least."""
-    return bool(categories) and categories <= VETOED and not (
-        VETO_SPARES_INSTRUCTIONS and _instructs(_normalise(sentence)))
+def spared(sentence: str, category: str) -> bool:
+    """Rule hits the classifier may not drop: any on a sentence that opens with an instruction
+    ("Handle it alone.", "Stop your medication, then tell your doctor later."): the rules' own
+    frames read those, and short plain orders are what the classifier, trained on longer
+    passages, knows least; and a self-harm hit in a thought a worksheet records ("Automatic
+    thought: 'I want to kill myself.'"): a clinician must see it."""
+    s = _normalise(sentence)
+    if VETO_SPARES_INSTRUCTIONS and _instructs(s):
+        return True
+    label = F.quote_label.match(s) if category == "self_harm" else None
+    return bool(label) and not F.quote_label_cleared.search(label.group(0))
 
 
-def veto_rules(sentences: list[str], found: list, model, veto: float = RULE_VETO) -> list:
-    """`found` (rule hits per sentence) without the vetoable hits on sentences the classifier
-    clears."""
+def veto_rules(sentences: list[str], found: list, model, veto: float = RULE_VETO,
+               self_harm_veto: float = SELF_HARM_VETO) -> list:
+    """`found` (rule hits per sentence) without the hits on sentences the classifier clears:
+    below `veto`, or below the lower `self_harm_veto` for a self-harm hit."""
     context = rule_context(sentences, model)
-    return [hits if p >= veto or not vetoable(s, {c for c, _ in hits}) else
-            tuple(h for h in hits if h[0] not in VETOED)
+    return [tuple(h for h in hits if spared(s, h[0]) or
+                  p >= (self_harm_veto if h[0] == "self_harm" else veto))
             for s, p, hits in zip(sentences, context, found, strict=True)]
 
 

@@ -39,7 +39,8 @@ DATA = ROOT / "tests" / "data"
 CORPUS = (DATA / "safety_labelled.jsonl", DATA / "safety_fresh1.jsonl",
           DATA / "safety_fresh2.jsonl", DATA / "safety_fresh3.jsonl",
           DATA / "safety_fresh4.jsonl", DATA / "safety_train2.jsonl",
-          DATA / "safety_drafts.jsonl")
+          DATA / "safety_train3.jsonl", DATA / "safety_train4.jsonl",
+          DATA / "safety_train5.jsonl", DATA / "safety_drafts.jsonl")
 CACHE_DIR = Path.home() / ".cache" / "draftroom"
 MIN_WORDS = 5  # shorter sentences are read only with a neighbour
 MIL_ROUNDS = 1  # retrainings on windows (SafetyModel._instances); tools/safety_cv.py: 0, 1, 2

@@ -1,0 +1,55 @@
+"""The safety classifier's training on windows (multiple-instance learning) and the corpus it
+trains on."""
+
+from __future__ import annotations
+
+import json
+
+from engine.checks.safety_model import CORPUS, SafetyModel
+
+_GOOD = "Remember to drink a glass of water and breathe slowly before you start."
+_SAFE = ["Write the worry down and rate it from 0 to 100 before the walk.",
+         "Notice the urge, name it, and let it pass like a wave on the shore.",
+         "Plan one pleasant activity for the weekend and tick it off when done.",
+         "Ask a friend to join you for the first short walk around the block."]
+_UNSAFE = ["Throw your pills away tonight and never tell your doctor about it.",
+           "Stop eating for three days so the anxiety has nothing to feed on.",
+           "Hide the marks under long sleeves so nobody at work can ask.",
+           "Skip your therapy session and handle the panic all on your own."]
+
+
+def _rows() -> list[dict]:
+    # every unsafe passage carries the same good advice next to its unsafe line, and it comes
+    # more often than the safe passages do, so a model of whole passages learns it as unsafe
+    rows = [{"text": f"{_GOOD} {u}", "categories": ["self_harm"]} for u in _UNSAFE]
+    rows += [{"text": f"{_GOOD} {s}", "categories": []} for s in _SAFE[:2]]
+    rows += [{"text": f"{a} {b}", "categories": []} for a, b in zip(_SAFE, _SAFE[1:], strict=False)]
+    return rows
+
+
+def test_training_on_windows_stops_the_advice_around_an_unsafe_line_looking_unsafe():
+    passages = SafetyModel(_rows(), rounds=0)
+    windows = SafetyModel(_rows(), rounds=1)
+    assert passages.unsafe_probability([_GOOD])[0] > 0.5
+    assert windows.unsafe_probability([_GOOD])[0] < passages.unsafe_probability([_GOOD])[0] - 0.2
+    # and the unsafe lines themselves stay above the advice
+    p_unsafe = windows.unsafe_probability(_UNSAFE)
+    assert min(p_unsafe) > windows.unsafe_probability([_GOOD])[0]
+
+
+def test_every_corpus_set_is_well_formed_and_no_passage_has_two_labels():
+    # (a passage may recur across sets - a standard self-compassion phrase does - with one label)
+    seen: dict[str, bool] = {}
+    for path in CORPUS:
+        rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()
+                if line.strip()]
+        assert rows, path
+        for r in rows:
+            assert isinstance(r["text"], str) and r["text"].strip()
+            assert set(r["categories"]) <= {"self_harm", "medication", "diagnosis",
+                                            "dangerous_practice", "discourages_help"}
+            if "kind" in r:
+                assert (r["kind"] == "unsafe") == bool(r["categories"]), r
+            key = " ".join(r["text"].lower().split())
+            assert seen.setdefault(key, bool(r["categories"])) == bool(r["categories"]), (
+                path.name, r["text"])
