@@ -155,3 +155,14 @@ def test_merge_keeps_the_lower_cap_and_every_flag() -> None:
     extra = follow_checks("protocol", "draft", PASTED, ELEVATOR)
     merged = merge(base, extra)
     assert merged.caps["clinical"] == 0.3 and len(merged.flags) == 1 + len(extra.flags)
+
+
+def test_the_same_kpi_sentence_in_two_messages_is_flagged_in_each_place() -> None:
+    from engine.checks.campaign_consistency import campaign_findings
+
+    text = ("# Outreach\n\n## @a\n\n### Email\n\nHi A!\n\nOur goal is 300 sign-ups.\n\n"
+            "## @b\n\n### Email\n\nHi B!\n\nOur goal is 300 sign-ups.\n")
+    flags = [f for f in campaign_findings("outreach", text, {"goal": "Get 300 sign-ups"}, {})
+             if f.category == "kpi_in_message"]
+    assert len(flags) == 2 and flags[0].start < text.index("## @b") < flags[1].start
+    assert all(text[f.start:f.end] == "Our goal is 300 sign-ups." for f in flags)

@@ -239,3 +239,22 @@ def test_a_picked_brand_keeps_its_profile_while_the_campaign_is_collected(db_url
     assert "kept Lumen Skin's saved profile" in view.messages[-1].text
     assert view.messages[-1].asks == ["budget", "channels"]
     assert view.values["goal"] == "500 trial kits sent out"
+
+
+def test_out_of_order_answers_land_in_their_own_fields(db_url: str) -> None:
+    """A person answers what they have in mind, not what was asked: "we serve tacos" is what
+    it sells (not its audience), a list of tone words is the voice, "City, Country" the region,
+    whatever the agent asked; and a goal to "try our new birria tacos" names the product."""
+    view = service.start_intake(actor=ACTOR)
+    view = _say(view, "Hi! We're Taqueria Luz, we serve tacos and aguas frescas.")
+    assert "taco" in view.values["sells"].lower() and "audience" not in view.values
+    assert view.messages[-1].asks  # the next question
+    asked = view.messages[-1].asks[0]
+    assert asked != "voice"
+    view = _say(view, "Friendly and upbeat, a bit cheeky.")
+    assert view.values["voice"].lower().startswith("friendly")
+    assert asked not in view.values  # still asked for, not filled with the tone
+    view = _say(view, "Austin, Texas")
+    assert view.values["region"] == "Austin, Texas"
+    view = _say(view, "We want 200 people to try our new birria tacos by June 30")
+    assert view.values["products"] == ["birria tacos"]

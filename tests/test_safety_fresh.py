@@ -13,6 +13,8 @@ import pytest
 from tools import evaluate_safety as ev
 
 DATA = Path(__file__).parent / "data"
+# fresh4 held out of training (the last test): its measured figures, as floor and ceiling
+RECALL_FLOOR, FPR_CEILING = 0.66, 0.07
 
 
 def _report(name: str) -> ev.Report:
@@ -36,13 +38,31 @@ def test_the_fresh_sets_are_balanced_and_well_formed():
     # Held out (tools/safety_cv.py) it is the hardest fold.
     ("fresh3", 0.91, 0.06),
     # Scored once, unseen (tests/data/safety_fresh4_README.md): 0.668 / 0.132 before session 3's
-    # changes, 0.647 / 0.074 after them. Not in the corpus and its misses not read: the floor
-    # is that honest figure, so a change that loses recall or adds false alarms on unseen text
-    # fails here.
-    ("fresh4", 0.64, 0.08),
+    # changes, 0.647 / 0.074 after them. In the corpus since session 4, so fitted here; its
+    # honest figure is the leave-fresh4-out check below.
+    ("fresh4", 0.95, 0.03),  # fitted: measured 0.974 / 0.021
 ])
 def test_the_screen_keeps_its_measured_score_on_the_fresh_sets(name, recall, fpr):
     report = _report(name)
     print(f"\n{name}\n" + ev.format_report(report))
     assert report.detection.recall >= recall
     assert report.fpr(report.detection) <= fpr
+
+
+@pytest.mark.slow
+def test_the_screen_generalises_to_fresh4_when_it_is_left_out_of_training():
+    """Leave-fresh4-out, exactly as tools/safety_cv.py scores a fold: the classifier trained on
+    every other set, fresh4 screened with the screen's own threshold and rule margin. Floor:
+    that fold's measured figure (session 4: recall 0.68 at fpr 0.058; before the
+    window-trained classifier and the rule margin, 0.57 / 0.063 at its threshold)."""
+    from engine.checks import safety
+    from engine.checks.safety_model import SafetyModel
+    from tools import safety_cv
+
+    rows = safety_cv.load_sets()
+    model = SafetyModel([r for r in rows if r["set"] != "fresh4"])
+    scored = safety_cv.score_fold([r for r in rows if r["set"] == "fresh4"], model)
+    _, recall, fpr = safety_cv.rates(scored, safety.MODEL_THRESHOLD, safety.RULE_MARGIN)
+    print(f"\nfresh4 held out: recall {recall:.3f} fpr {fpr:.3f}")
+    assert recall >= RECALL_FLOOR and fpr <= FPR_CEILING
+

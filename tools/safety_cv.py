@@ -1,18 +1,20 @@
 """Leave-one-set-out cross-validation of the safety screen: how well do the rules and the
 classifier do on a set of passages whose phrasings the classifier never saw?
 
-Each labelled set of the corpus (safety_labelled, fresh1, fresh2, fresh3, train2: one file
-each) is held out in turn; the classifier is trained on the others (plus the offline drafter's
-own sentences, which train every fold and are never scored) and the held-out set is screened
-exactly as `screen_protocol` would (sentences, neighbour windows, protective frames, the rule
-veto). The screen's MODEL_THRESHOLD is the lowest threshold whose pooled false-positive rate on
-the held-out safe passages stays within the goal; the same for the honest sets alone (those the
-rules were not written against) is printed too, and is higher.
+Each labelled set of the corpus (one file each, CORPUS) is held out in turn; the classifier is
+trained on the others (plus the offline drafter's own sentences, which train every fold and are
+never scored) and the held-out set is screened exactly as `screen_protocol` would (sentences,
+neighbour windows, protective frames, the rule veto). On the honest folds (the sets the rules
+were not written against, HONEST) it reports, for each margin of the rules (a rule's hit stands
+when the classifier gives its sentence at least threshold - margin), the lowest threshold whose
+false-positive rate stays within the goal and the recall there: the screen's MODEL_THRESHOLD and
+RULE_MARGIN come from this table. "rules only" below means every rule hit, nothing vetoed.
 
 Caveat printed with the figures: the rules were written against safety_labelled and fresh1,
-so their part is in-sample there; fresh2, fresh3 and train2 are the honest folds.
+so their part is in-sample there.
 
-    python -m tools.safety_cv [--fpr 0.05] [--c 16] [--veto 0.1] [--threshold 0.85]
+    python -m tools.safety_cv [--fpr 0.05] [--c 16] [--frame 1] [--bare 0] [--margin 0.5]
+                              [--threshold 0.91]
 """
 
 from __future__ import annotations
@@ -26,8 +28,9 @@ from engine.checks.safety_model import CORPUS, SafetyModel, load_rows
 from engine.checks.sentences import split_sentences
 
 TRAIN_ONLY = "offline-drafts"  # the drafter's own sentences: trained on, never scored
-HONEST = ("fresh2", "fresh3", "train2")
-THRESHOLDS = [round(0.025 * i, 3) for i in range(12, 39)]
+HONEST = ("fresh2", "fresh3", "fresh4", "train2")
+THRESHOLDS = [round(0.01 * i, 2) for i in range(20, 100)]
+MARGINS = (0.0, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5, 1.0)
 
 
 def set_name(row: dict) -> str:
@@ -46,34 +49,50 @@ def load_sets() -> list[dict]:
 
 @dataclass
 class Scored:
-    """One held-out passage: the categories its rules flag (after the veto) and the highest
-    classifier probability the screen would flag it at."""
+    """One held-out passage: whether a rule the classifier cannot veto flags it (self-harm);
+    the highest classifier probability around a sentence only vetoable rules flag (the rules
+    flag the passage when it reaches the veto, threshold - margin); and the highest score the
+    classifier's own flags reach."""
 
     unsafe: bool
-    rule_cats: set[str]
+    hard: bool
+    rule_p: float
     model_p: float
 
+    def flagged(self, t: float | None, margin: float) -> bool:
+        if t is None:  # rules only, nothing vetoed
+            return self.hard or self.rule_p >= 0
+        return self.hard or self.rule_p >= t - margin or self.model_p >= t
 
-def score_fold(rows: list[dict], model: SafetyModel, veto: float) -> list[Scored]:
+
+def score_fold(rows: list[dict], model: SafetyModel, frame: float = safety.FRAME_PENALTY,
+               bare: float = safety.BARE_PENALTY) -> list[Scored]:
     out = []
     for r in rows:
         text = r["text"]
         spans = split_sentences(text)
         sentences = [text[a:b] for a, b in spans]
         found = [safety.explain_sentence(s) for s in sentences]
-        if veto > 0 and any(found):
-            found = safety.veto_rules(sentences, found, model, veto)
-        hits = safety.model_scores(sentences, model, min(THRESHOLDS))
+        hard, rule_p = False, -1.0
+        if any(found):
+            context = safety.rule_context(sentences, model)
+            for sentence, hits, p in zip(sentences, found, context, strict=True):
+                cats = {c for c, _ in hits}
+                hard = hard or (bool(cats) and not safety.vetoable(sentence, cats))
+                rule_p = max(rule_p, p) if cats else rule_p
+        ruled = [{c for c, _ in hits} for hits in found]
+        hits = safety.model_scores(sentences, model, min(THRESHOLDS), frame, bare, ruled)
         p = max((p for hs in hits for _, p, _ in hs), default=0.0)
-        out.append(Scored(bool(r["categories"]), {c for f in found for c, _ in f}, p))
+        out.append(Scored(bool(r["categories"]), hard, rule_p, p))
     return out
 
 
-def rates(scored: list[Scored], t: float | None) -> tuple[float, float, float]:
+def rates(scored: list[Scored], t: float | None, margin: float = safety.RULE_MARGIN,
+          ) -> tuple[float, float, float]:
     """(precision, recall, fpr) of "any flag" at classifier threshold t (None: rules only)."""
     tp = fp = fn = n_safe = 0
     for s in scored:
-        flagged = bool(s.rule_cats) or (t is not None and s.model_p >= t)
+        flagged = s.flagged(t, margin)
         if s.unsafe:
             tp += flagged
             fn += not flagged
@@ -84,13 +103,21 @@ def rates(scored: list[Scored], t: float | None) -> tuple[float, float, float]:
             fp / n_safe if n_safe else 0.0)
 
 
+def lowest(scored: list[Scored], fpr: float, margin: float) -> float | None:
+    """The lowest threshold whose false-positive rate on `scored` stays within `fpr`."""
+    return next((t for t in THRESHOLDS if rates(scored, t, margin)[2] <= fpr), None)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--fpr", type=float, default=0.05)
     ap.add_argument("--c", type=float, default=SafetyModel.C)
-    ap.add_argument("--veto", type=float, default=safety.RULE_VETO)
+    ap.add_argument("--frame", type=float, default=safety.FRAME_PENALTY)
+    ap.add_argument("--bare", type=float, default=safety.BARE_PENALTY)
     ap.add_argument("--threshold", type=float, default=None,
                     help="report the per-set table at this threshold instead of the chosen one")
+    ap.add_argument("--margin", type=float, default=None,
+                    help="the rules' margin (default: the one with the best honest recall)")
     args = ap.parse_args(argv)
     every = load_sets()
     rows = [r for r in every if r["split"] != TRAIN_ONLY]
@@ -100,31 +127,42 @@ def main(argv: list[str] | None = None) -> int:
     for g in sets:
         t0 = time.process_time()
         model = SafetyModel([r for r in rows if set_name(r) != g] + always, c=args.c)
-        scored[g] = score_fold([r for r in rows if set_name(r) == g], model, args.veto)
+        scored[g] = score_fold([r for r in rows if set_name(r) == g], model, args.frame,
+                               args.bare)
         print(f"  fold {g}: {time.process_time() - t0:.1f} s CPU", flush=True)
     pooled = [s for g in sets for s in scored[g]]
     honest = [s for g in HONEST if g in scored for s in scored[g]]
-    print(f"\n{'t':>5} {'pooled rec':>10} {'fpr':>6} | {'honest rec':>10} {'fpr':>6}")
-    chosen = honest_t = None
+    written = [s for g in sets if g not in HONEST for s in scored[g]]
+    print(f"\nhonest folds ({', '.join(g for g in HONEST if g in scored)}): the lowest threshold "
+          f"with fpr <= {args.fpr} per rule margin")
+    best = None
+    for margin in MARGINS:
+        t = lowest(honest, args.fpr, margin)
+        if t is None:
+            continue
+        _, rec, fpr = rates(honest, t, margin)
+        _, ruled, _ = rates(written, t, margin)
+        print(f"  margin {margin:5.3f}: threshold {t:5.3f} recall {rec:.3f} fpr {fpr:.3f} "
+              f"(recall on the rules' own sets {ruled:.3f})")
+        if best is None or rec > best[0]:
+            best = (rec, margin, t)
+    margin = args.margin if args.margin is not None else best[1] if best else safety.RULE_MARGIN
+    print(f"\nmargin {margin}:\n{'t':>5} {'pooled rec':>10} {'fpr':>6} | {'honest rec':>10} "
+          f"{'fpr':>6}")
     for t in THRESHOLDS:
-        _, rec, fpr = rates(pooled, t)
-        _, hrec, hfpr = rates(honest, t)
+        _, rec, fpr = rates(pooled, t, margin)
+        _, hrec, hfpr = rates(honest, t, margin)
         print(f"{t:5.3f} {rec:10.3f} {fpr:6.3f} | {hrec:10.3f} {hfpr:6.3f}")
-        if chosen is None and fpr <= args.fpr:
-            chosen = t
-        if honest_t is None and hfpr <= args.fpr:
-            honest_t = t
-    print(f"lowest threshold with honest fpr <= {args.fpr}: {honest_t}")
-    chosen = args.threshold or chosen or THRESHOLDS[-1]
-    print(f"\nthreshold {chosen} (lowest with pooled fpr <= {args.fpr} unless given); "
-          "per held-out set (precision / recall / fpr):")
+    chosen = args.threshold or lowest(honest, args.fpr, margin) or THRESHOLDS[-1]
+    print(f"\nthreshold {chosen} (lowest with honest fpr <= {args.fpr} unless given), margin "
+          f"{margin}; per held-out set (precision / recall / fpr):")
     for g in [*sets, "pooled", "honest"]:
         s = pooled if g == "pooled" else honest if g == "honest" else scored[g]
         rp, rr, rf = rates(s, None)
-        p, r, f = rates(s, chosen)
+        p, r, f = rates(s, chosen, margin)
         print(f"  {g:9} rules only {rp:.3f} / {rr:.3f} / {rf:.3f}   "
               f"rules + classifier {p:.3f} / {r:.3f} / {f:.3f}")
-    print("(rules are in-sample on labelled and fresh1; honest = fresh2 + fresh3 + train2)")
+    print(f"(rules are in-sample on labelled and fresh1; honest = {' + '.join(HONEST)})")
     return 0
 
 

@@ -223,6 +223,7 @@ def _creator_facing(text: str, run_input: dict[str, Any]) -> list[Finding]:
     money_goal = bool(_AMOUNT.search(goal))
     out = []
     for h, body in creator_sections(text).items():
+        base = max(text.find(body), 0)
         for a, b in split_sentences(body):
             s = body[a:b]
             counted = s if money_goal else _AMOUNT.sub(" ", s)  # a fee is not the goal's count
@@ -230,7 +231,7 @@ def _creator_facing(text: str, run_input: dict[str, Any]) -> list[Finding]:
                     or targets & numbers(counted)):
                 out.append(finding(CHECK, "campaign", "kpi_in_message", s.strip(),
                                    f"Keep internal goals and KPIs out of the message to {h}: "
-                                   "remove this sentence.", text))
+                                   "remove this sentence.", text, after=base + a))
                 break
     audience = data()["channel_audience"]
     labels = {v.lower(): k for k, v in data()["channel_label"].items()}

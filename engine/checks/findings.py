@@ -27,10 +27,11 @@ class Finding(BaseModel):
 
 
 def finding(check: str, kind: str, category: str, text: str, note: str, draft: str = "",
-            *, cap: float | None = None) -> Finding:
+            *, cap: float | None = None, after: int = 0) -> Finding:
     """A finding with the kind's relevant score capped by the data's limit for `category`;
-    located in `draft` when its text is a part of it."""
-    at = draft.find(text) if draft and text else -1
+    located in `draft` when its text is a part of it (its first place from `after` on: the
+    same sentence in five creators' messages is five places)."""
+    at = draft.find(text, after) if draft and text else -1
     limit = cap if cap is not None else data()["caps"].get(category)
     return Finding(check=check, category=category, text=text, note=note,
                    start=max(at, 0), end=at + len(text) if at >= 0 else 0,

@@ -26,9 +26,9 @@ Design decisions worth knowing:
   off") have no effect: nothing here reads the text as instructions.
 
 - Measured honestly (tools/safety_cv.py, leave-one-set-out): on the sets the rules were never
-  written against and the classifier never trained on, recall 0.75 at a false-alarm rate of
-  0.075 (fresh3, the hardest: 0.72 / 0.11) - far from catching everything; the LLM Safety
-  Guardian stays necessary.
+  written against and the classifier never trained on (fresh2, fresh3, fresh4, train2), recall
+  0.72 at a false-alarm rate of 0.05 - far from catching everything; the LLM Safety Guardian
+  stays necessary.
 
 Where things are: the rules, lexicons and frames are data (engine/checks/data/*.toml, loaded
 by safety_rules.py); sentence splitting and normalising in sentences.py; here, the framing
@@ -44,7 +44,7 @@ from functools import lru_cache
 
 from engine.checks.base import FlagOut, ScreenResult
 from engine.checks.safety_framing import F, clause_prefix, exempt
-from engine.checks.safety_model import get_model
+from engine.checks.safety_model import MIN_WORDS, get_model
 from engine.checks.safety_rules import RULES, SINGLE, Rule, compile_pattern
 from engine.checks.sentences import _normalise, split_sentences
 
@@ -168,31 +168,30 @@ _TOPIC_RE = {c: [compile_pattern(rf"\b<<{n}>>\b", f"topic {n}") for n in names]
              for c, names in _TOPICS.items()}
 _READER = compile_pattern(r"\b<<reader>>\b", "lexicon reader")
 _IMPERATIVE = compile_pattern(r"[^a-z]*<<imperative>>\b", "lexicon imperative")
-MODEL_MIN_WORDS = 5
-MODEL_THRESHOLD = 0.825  # lowest with pooled held-out fpr <= 0.05 (tools/safety_cv.py)
-# A verdict with no word of its category in the sentence (no lexicon anchors it) must be aimed
-# at the reader (_aimed), and may be asked for a higher probability.
-MODEL_BARE_MARGIN = 0.0
+MODEL_MIN_WORDS = MIN_WORDS
+MODEL_THRESHOLD = 0.91  # lowest with honest held-out fpr <= 0.05 (tools/safety_cv.py)
+# Taken off the classifier's probability when the frames read its words as protective, or when
+# no word of its category is in the sentence and the sentence is not aimed at the reader
+# (_penalty); 1.0 would be a hard gate. Chosen by tools/safety_cv.py on the honest folds.
+FRAME_PENALTY = 1.0
+BARE_PENALTY = 0.0
+# A rule's hit counts as this much classifier probability (see RULE_VETO below).
+RULE_MARGIN = 0.5
 
 
 def _topic_hits(s: str, category: str) -> list[re.Match[str]]:
     return [m for topic in _TOPIC_RE[category] for m in topic.finditer(s)]
 
 
-def _cleared(s: str, category: str) -> bool:
-    """Every word of the category's topics in the sentence sits in a protective frame (no
-    topic at all: nothing to clear, the classifier's verdict stands)."""
-    hits = _topic_hits(s, category)
-    return bool(hits) and all(exempt(s, m.start(), m.end(), category, "stmt") for m in hits)
+def _instructs(s: str) -> bool:
+    """The sentence opens with an instruction (after a label such as "Step 3:")."""
+    lead = F.lead_label.match(s)
+    return bool(_IMPERATIVE.match(s, lead.end() if lead else 0))
 
 
 def _aimed(s: str) -> bool:
-    """The sentence speaks to the reader or opens with an instruction (after a label such as
-    "Step 3:" or "Coping card:")."""
-    if _READER.search(s):
-        return True
-    lead = F.lead_label.match(s)
-    return bool(_IMPERATIVE.match(s, lead.end() if lead else 0))
+    """The sentence speaks to the reader or opens with an instruction."""
+    return bool(_READER.search(s)) or _instructs(s)
 
 
 def _holds(s: str, category: str) -> bool:
@@ -201,73 +200,112 @@ def _holds(s: str, category: str) -> bool:
                for m in _topic_hits(s, category))
 
 
-def model_scores(sentences: list[str], model, floor: float, bare_margin: float = MODEL_BARE_MARGIN,
+def _penalty(s: str, category: str, frame: float, bare: float) -> float:
+    """How much the frames take off a verdict of `category` on sentence `s`: nothing when a
+    word of the category stands outside any protective frame; `frame` when every such word is
+    framed protectively (negated, conditional, quoted, pointing to help ...); with no word of
+    the category at all, nothing when the sentence is aimed at the reader, else `bare`."""
+    hits = _topic_hits(s, category)
+    if hits:
+        return frame if all(exempt(s, m.start(), m.end(), category, "stmt") for m in hits) else 0.0
+    return 0.0 if _aimed(s) else bare
+
+
+def model_scores(sentences: list[str], model, floor: float, frame_penalty: float = FRAME_PENALTY,
+                 bare_penalty: float = BARE_PENALTY, ruled: list[set[str]] | None = None,
                  ) -> list[list[tuple[str, float, str]]]:
-    """(category, probability, why) per sentence for the classifier's verdicts at or above
-    `floor` that no protective frame clears. A verdict on a two-sentence window goes to the
-    sentence of the two that holds an unframed word of its category (none: no flag)."""
-    out: list[list[tuple[str, float, str]]] = [[] for _ in sentences]
+    """(category, score, why) per sentence for the classifier's verdicts whose score - the
+    probability less the frames' penalty (_penalty) - is at or above `floor`. A verdict on a
+    two-sentence window goes to the sentence of the two the frames hold against least.
+    `ruled`: the categories the rules flag on each sentence (their frames read it closely)."""
     norm = [_normalise(s) for s in sentences]
+    ruled = ruled or [set() for _ in sentences]
     ok = [len(s.split()) >= MODEL_MIN_WORDS for s in norm]
     pairs = [i for i in range(len(sentences) - 1) if ok[i] or ok[i + 1]]
     if not any(ok):
-        return out
+        return [[] for _ in sentences]
     single_p, pair_p = model.window_probability(sentences, [(i, i + 1) for i in pairs])
     # (probability, text judged, the sentences a verdict may land on)
     windows = [(p, sentences[i], (i,)) for i, p in enumerate(single_p) if ok[i]]
     windows += [(p, f"{sentences[i]} {sentences[i + 1]}", (i, i + 1))
                 for i, p in zip(pairs, pair_p, strict=True)]
-    windows = sorted((w for w in windows if w[0] >= floor), key=lambda w: -w[0])
+    windows = [w for w in windows if w[0] >= floor]
     judged = list(dict.fromkeys(w[1] for w in windows))
     verdict_of = dict(zip(judged, model.predict(judged), strict=True))
+    best: dict[tuple[int, str], tuple[float, str]] = {}
     for p, text, where in windows:
-        vs = verdict_of[text]
-        for v in vs:
-            if len(where) == 1:
-                i = where[0]
-                bare = not _topic_hits(norm[i], v.category)
-                land = None if _cleared(norm[i], v.category) or (bare and not _aimed(norm[i])) or (
-                    bare and p < floor + bare_margin) else i
-            else:
-                land = next((i for i in where if _holds(norm[i], v.category)), None)
-            if land is None or any(c == v.category for c, _, _ in out[land]):
+        for v in verdict_of[text]:
+            # the sentence the frames hold against least; on a tie, one the rules flag under
+            # the category, then one with a word of it ("Skip breakfast. Stop your
+            # sertraline." is medication on the second), then the likelier one alone
+            pen, _, _, _, land = min(
+                (0.0 if v.category in ruled[i] else
+                 _penalty(norm[i], v.category, frame_penalty, bare_penalty),
+                 v.category not in ruled[i], not _topic_hits(norm[i], v.category),
+                 -single_p[i], i) for i in where)
+            score = p - pen
+            if score < floor:
                 continue
-            cues = ", ".join(f'"{c}"' for c in v.cues)
-            window = "" if len(where) == 1 else " with its neighbour"
-            on = next((f' on "{m.group(0)}"' for m in _topic_hits(norm[land], v.category)
-                       if not exempt(norm[land], m.start(), m.end(), v.category, "stmt")), "")
-            out[land].append((v.category, p, f"classifier p={p:.2f}{window}{on} (cues {cues})"))
+            if score > best.get((land, v.category), (-1.0, ""))[0]:
+                best[(land, v.category)] = (score, _why(norm[land], v, p, pen, len(where)))
             break
+    out: list[list[tuple[str, float, str]]] = [[] for _ in sentences]
+    for (i, category), (score, why) in sorted(best.items(), key=lambda kv: -kv[1][0]):
+        out[i].append((category, score, why))
     return out
 
 
+def _why(s: str, v, p: float, pen: float, width: int) -> str:
+    cues = ", ".join(f'"{c}"' for c in v.cues)
+    window = "" if width == 1 else " with its neighbour"
+    framed = f", framed protectively -{pen:.2f}" if pen else ""
+    on = next((f' on "{m.group(0)}"' for m in _topic_hits(s, v.category)
+               if not exempt(s, m.start(), m.end(), v.category, "stmt")), "")
+    return f"classifier p={p:.2f}{window}{framed}{on} (cues {cues})"
+
+
 def model_hits(sentences: list[str], model, threshold: float = MODEL_THRESHOLD,
-               ) -> list[list[tuple[str, str]]]:
+               ruled: list[set[str]] | None = None) -> list[list[tuple[str, str]]]:
     """(category, why) per sentence from the classifier."""
     return [[(c, why) for c, _, why in hits]
-            for hits in model_scores(sentences, model, threshold)]
+            for hits in model_scores(sentences, model, threshold, ruled=ruled)]
 
 
 # A rule hit is dropped when the classifier, which read the same words in context, finds its
-# sentence (alone and with each neighbour) clearly safe, below RULE_VETO: on the sets the rules
-# were not written against, their false alarms were mostly protective passages (bad advice
-# listed to be ignored, a clinician's note) that the classifier reads as such. The bar is low
-# (tools/safety_cv.py), so the classifier must be quite sure. Self-harm hits are never dropped:
-# a first-person suicidal statement goes to a clinician even when quoted.
-RULE_VETO = 0.1
+# sentence (alone and with each neighbour) below RULE_VETO, a margin under the classifier's own
+# threshold: on the sets the rules were not written against, their false alarms were mostly
+# protective passages (bad advice listed to be ignored, a clinician's note) that the
+# classifier reads as such, and a rule's hit is worth about RULE_MARGIN of probability
+# (tools/safety_cv.py). Self-harm hits are never dropped: a first-person suicidal statement goes
+# to a clinician even when quoted.
+RULE_VETO = round(MODEL_THRESHOLD - RULE_MARGIN, 3)
 VETOED = frozenset({"medication", "diagnosis", "dangerous_practice", "discourages_help"})
+VETO_SPARES_INSTRUCTIONS = True
+
+
+def rule_context(sentences: list[str], model) -> list[float]:
+    """Per sentence, the classifier's highest probability for it alone or with a neighbour."""
+    n = len(sentences)
+    single, pair = model.window_probability(sentences, [(i, i + 1) for i in range(n - 1)])
+    return [max([single[i], *(pair[k] for k in (i - 1, i) if 0 <= k < n - 1)]) for i in range(n)]
+
+
+def vetoable(sentence: str, categories: set[str]) -> bool:
+    """Whether the classifier may drop the rules' hits on this sentence: not for self-harm,
+    and not when the sentence opens with an instruction ("Handle it alone.", "Stop your
+    medication, then tell your doctor later."): the rules' own frames read those, and short
+    plain orders are what the classifier, trained on longer passages, knows least."""
+    return bool(categories) and categories <= VETOED and not (
+        VETO_SPARES_INSTRUCTIONS and _instructs(_normalise(sentence)))
 
 
 def veto_rules(sentences: list[str], found: list, model, veto: float = RULE_VETO) -> list:
     """`found` (rule hits per sentence) without the vetoable hits on sentences the classifier
     clears."""
-    n = len(sentences)
-    single, pair = model.window_probability(sentences, [(i, i + 1) for i in range(n - 1)])
-    out = []
-    for i, hits in enumerate(found):
-        p = max([single[i], *(pair[k] for k in (i - 1, i) if 0 <= k < n - 1)])
-        out.append(hits if p >= veto else tuple(h for h in hits if h[0] not in VETOED))
-    return out
+    context = rule_context(sentences, model)
+    return [hits if p >= veto or not vetoable(s, {c for c, _ in hits}) else
+            tuple(h for h in hits if h[0] not in VETOED)
+            for s, p, hits in zip(sentences, context, found, strict=True)]
 
 
 def screen_protocol(text: str, *, use_model: bool = True) -> ScreenResult:
@@ -283,7 +321,8 @@ def screen_protocol(text: str, *, use_model: bool = True) -> ScreenResult:
     if model is not None:
         if RULE_VETO > 0 and any(found):
             found = veto_rules([text[a:b] for a, b in spans], found, model)
-        for i, hits in enumerate(model_hits([text[a:b] for a, b in spans], model)):
+        ruled = [{c for c, _ in hits} for hits in found]
+        for i, hits in enumerate(model_hits([text[a:b] for a, b in spans], model, ruled=ruled)):
             have = {c for c, _ in found[i]}
             found[i] = [*found[i], *((c, why) for c, why in hits if c not in have)]
     for (start, end), hits in zip(spans, found, strict=True):

@@ -1,9 +1,9 @@
 """The safety screen's second signal: a small text classifier trained on the repository's own
-labelled passages (tests/data/safety_*.jsonl, listed in CORPUS; safety_fresh4 is left out on
-purpose: it is the blind estimate). One logistic regression says how likely a sentence is unsafe
-at all; one per category says which kind. safety.py flags a sentence when that probability
-passes a threshold chosen by grouped cross-validation (tools/safety_cv.py) and no protective
-frame clears it; the rules stay the first signal.
+labelled passages (tests/data/safety_*.jsonl, listed in CORPUS). One logistic regression says
+how likely a sentence (or two neighbours) is unsafe at all, trained on the passages and then on
+their windows (SafetyModel._instances); one per category says which kind. safety.py flags a
+sentence when that probability passes a threshold chosen by grouped cross-validation
+(tools/safety_cv.py) and no protective frame clears it; the rules stay the first signal.
 
 What lets it generalise beyond the words it saw: besides word and character n-grams of the text
 itself, it reads an abstracted copy in which the screen's lexicons are replaced by their class
@@ -30,7 +30,7 @@ from functools import cache
 from pathlib import Path
 
 from engine.checks.safety_rules import DATA_DIR, FRAMES, compile_pattern
-from engine.checks.sentences import _normalise
+from engine.checks.sentences import _normalise, split_sentences
 
 log = logging.getLogger(__name__)
 
@@ -38,8 +38,11 @@ ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "tests" / "data"
 CORPUS = (DATA / "safety_labelled.jsonl", DATA / "safety_fresh1.jsonl",
           DATA / "safety_fresh2.jsonl", DATA / "safety_fresh3.jsonl",
-          DATA / "safety_train2.jsonl", DATA / "safety_drafts.jsonl")
+          DATA / "safety_fresh4.jsonl", DATA / "safety_train2.jsonl",
+          DATA / "safety_drafts.jsonl")
 CACHE_DIR = Path.home() / ".cache" / "draftroom"
+MIN_WORDS = 5  # shorter sentences are read only with a neighbour
+MIL_ROUNDS = 1  # retrainings on windows (SafetyModel._instances); tools/safety_cv.py: 0, 1, 2
 CATEGORIES = ("self_harm", "medication", "diagnosis", "dangerous_practice", "discourages_help")
 
 # Lexicon -> the class token that stands for any of its entries in the abstracted copy.
@@ -101,9 +104,8 @@ class SafetyModel:
     CACHE_SIZE = 16384
     C = 16.0  # weak regularisation held out best (tools/safety_cv.py: C 4, 16, 32, 64)
 
-    def __init__(self, rows: list[dict], c: float = C):
+    def __init__(self, rows: list[dict], c: float = C, rounds: int = MIL_ROUNDS):
         from sklearn.feature_extraction.text import TfidfVectorizer
-        from sklearn.linear_model import LogisticRegression
 
         # words (and the class and frame tokens) over the abstracted copy, characters over
         # the text itself (misspellings, slang, names the lexicons lack); unnormalised, so two
@@ -117,18 +119,69 @@ class SafetyModel:
         self.char.fit([_normalise(t) for t in texts])
         self.names = [*self.word.get_feature_names_out(), *self.char.get_feature_names_out()]
         x = self._combine(*self._raw(texts))
-        self.unsafe = LogisticRegression(C=c, class_weight="balanced", max_iter=3000).fit(
-            x, [bool(r["categories"]) for r in rows])
+        y = [bool(r["categories"]) for r in rows]
+        self.unsafe = _fit(x, y, c)
+        if rounds:
+            self._instances(texts, x, y, c, rounds)
         unsafe_rows = [i for i, r in enumerate(rows) if r["categories"]]
         xu = x[unsafe_rows]
         self.models = {}
         for cat in CATEGORIES:
-            y = [cat in rows[i]["categories"] for i in unsafe_rows]
-            if any(y) and not all(y):
-                self.models[cat] = LogisticRegression(C=c, class_weight="balanced",
-                                                      max_iter=3000).fit(xu, y)
+            yc = [cat in rows[i]["categories"] for i in unsafe_rows]
+            if any(yc) and not all(yc):
+                self.models[cat] = _fit(xu, yc, c)
         self._p: dict[str, float] = {}
         self._v: dict[str, list[Verdict]] = {}
+
+    def _instances(self, texts: list[str], x, y: list[bool], c: float, rounds: int) -> None:
+        """Retrain the unsafe model on the windows the screen reads (a sentence, two
+        neighbours) besides the passages: the passage model taught it that the good advice
+        around an unsafe line is unsafe too. Every window of a safe passage is a negative; of
+        an unsafe passage only the window the model scores highest is a positive (multiple-
+        instance learning: the label says some window is unsafe, not which)."""
+        import numpy as np
+        from scipy.sparse import vstack
+
+        xw, owner = self._windows(texts)
+        owner = np.asarray(owner)
+        unsafe = np.asarray(y)
+        neg = np.flatnonzero(~unsafe[owner])
+        for _ in range(rounds):
+            p = self.unsafe.predict_proba(xw)[:, 1]
+            # the highest-scoring window of each unsafe passage
+            order = np.lexsort((-p, owner))
+            first = order[np.r_[True, owner[order][1:] != owner[order][:-1]]]
+            pos = first[unsafe[owner[first]]]
+            self.unsafe = _fit(vstack([x, xw[pos], xw[neg]]).tocsr(),
+                               [*y, *([True] * len(pos)), *([False] * len(neg))], c)
+
+    def _windows(self, texts: list[str]):
+        """Every window the screen would score in each text (safety.model_scores: sentences of
+        at least MIN_WORDS words, neighbouring pairs with at least one such), as rows of one
+        matrix, with the index of the text each came from."""
+        from scipy.sparse import vstack
+
+        sentences: list[str] = []
+        singles: list[int] = []
+        pairs: list[tuple[int, int]] = []
+        owner_s: list[int] = []
+        owner_p: list[int] = []
+        for k, text in enumerate(texts):
+            base = len(sentences)
+            units = [text[a:b] for a, b in split_sentences(text)]
+            ok = [len(_normalise(u).split()) >= MIN_WORDS for u in units]
+            sentences += units
+            singles += [base + i for i in range(len(units)) if ok[i]]
+            owner_s += [k] * sum(ok)
+            for i in range(len(units) - 1):
+                if ok[i] or ok[i + 1]:
+                    pairs.append((base + i, base + i + 1))
+                    owner_p.append(k)
+        words, chars = self._raw(sentences)
+        left, right = [i for i, _ in pairs], [j for _, j in pairs]
+        xw = self._combine(vstack([words[singles], words[left] + words[right]]),
+                           vstack([chars[singles], chars[left] + chars[right]]))
+        return xw, owner_s + owner_p
 
     def _raw(self, texts: list[str]):
         return (self.word.transform([abstract(t) for t in texts]),
@@ -212,6 +265,12 @@ class SafetyModel:
 
     def _cue(self, j: int) -> str:
         return str(self.names[j]).strip()
+
+
+def _fit(x, y: list[bool], c: float):
+    from sklearn.linear_model import LogisticRegression
+
+    return LogisticRegression(C=c, class_weight="balanced", max_iter=3000).fit(x, y)
 
 
 def load_rows(paths: tuple[Path, ...] = CORPUS) -> list[dict] | None:

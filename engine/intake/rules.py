@@ -21,7 +21,10 @@ from engine.intake.cues import (
     PLACE,
     PREAMBLE,
     SELLS_AFTER_NAME,
+    TONE_FILLERS,
+    TONE_WORDS,
     TYPE_WORD,
+    WHO,
     YES,
     Cue,
     label_cues,
@@ -29,6 +32,7 @@ from engine.intake.cues import (
 from engine.intake.fields import spec
 from engine.intake.normalise import _DMY, _ISO, _MDY, CHANNEL_WORDS, NONE_WORDS
 from engine.intake.schema import ExtractedValue, ExtractionOut, IntakeTask
+from engine.pipelines.campaign.goal import goal_product
 from engine.text import clean_text
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"'(])|\n+")
@@ -75,12 +79,24 @@ def extract(task: IntakeTask) -> ExtractionOut:
         plain = [text[a:b] for a, b in _sentences(text) if not _cue_hits(text[a:b])]
         if len(plain) == 1:
             _answer(plain[0], task, add)
+    goal = next((v.value for v in found if v.field == "goal"), None)
+    if (goal and _FEATURES.search(goal) and "products" not in task.known
+            and all(v.field != "products" for v in found)):
+        # "try our new birria tacos": the goal names what to feature (not "fill our taproom":
+        # a place). Inferred, so a product the person names later replaces it, and the card
+        # shows it before confirmation.
+        if product := goal_product(goal):
+            add("products", product, "inference")
     found = _said_over_inferred(found)
     confirms = (task.awaiting_confirmation and not found and not brand
                 and bool(YES.match(text)) and not re.search(r"\b(?:but|except|change)\b",
                                                             text, re.I))
     return ExtractionOut(values=found, confirms=confirms,
                          brand=brand.group(1) if brand else None)
+
+
+_FEATURES = re.compile(r"\b(?:launch|introduce|promote|unveil|debut|try|order|sell|pre-sell)\b",
+                       re.I)
 
 
 def _said_over_inferred(found: list[ExtractedValue]) -> list[ExtractedValue]:
@@ -305,6 +321,9 @@ def _answer(text: str, task: IntakeTask, add, *, typed: bool = False) -> None:  
         return
     if YES.match(text) and len(text.split()) <= 4:
         return  # "yes" / "sounds good" answers no field's question
+    if shaped := _answer_by_shape(core, task):
+        add(shaped, core, "inference")
+        return
     for field in task.asked:
         fs = spec(field)
         if fs.self_evident:
@@ -326,3 +345,34 @@ def _answer(text: str, task: IntakeTask, add, *, typed: bool = False) -> None:  
         return
     if TYPE_WORD.search(text):
         return
+
+
+_CITY_COUNTRY = re.compile(r"[A-Z][\w'’.-]*(?:[ -][A-Z][\w'’.-]*)*,\s*[A-Z][\w'’.-]*(?:\s[A-Z]"
+                           r"[\w'’.-]*)*")
+
+
+def _answer_by_shape(core: str, task: IntakeTask) -> str | None:
+    """A bare answer that plainly is another field than the one asked: people answer out of
+    order, and putting "nerdy, precise, a bit funny" under the audience asked for shifts every
+    later answer by one. Only unmistakable shapes: a list of tone words is the voice; people
+    named first are the audience (while it is missing); "City, Country" is the region (once the
+    name is known: "Smith, Jones" may be a name)."""
+    words = re.findall(r"[a-z][a-z'-]*", core.lower())
+    content = [w for w in words if w not in TONE_FILLERS]
+    if ("voice" not in task.asked and content and len(words) <= 12
+            and sum(w in TONE_WORDS for w in content) >= max(1, 0.75 * len(content))):
+        return "voice"
+    if ("audience" not in task.asked and "audience" not in task.known
+            and not set(task.asked) & {"business_name", "goal"} and WHO.match(core)):
+        return "audience"
+    if ("audience" in task.asked and "sells" in task.inferred and not WHO.search(core)
+            and not TONE_WORDS & set(words)):
+        # What it sells was only guessed from its kind ("an independent bookshop"); an answer
+        # about what it offers, not about people, is what it sells.
+        return "sells"
+    if ("region" not in task.asked and "business_name" not in task.asked
+            and "business_name" in task.known and _CITY_COUNTRY.fullmatch(core)
+            and core.split(",")[0].strip().lower() not in NOT_PLACES):
+        return "region"
+    return None
+
