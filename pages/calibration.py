@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, time, timedelta
 
+import plotly.graph_objects as go
 import streamlit as st
 
 from db.connect import database_url
@@ -34,6 +35,17 @@ def _rows(url: str, version: tuple[int, int],
 def _worst(url: str, version: tuple[int, int], limit: int, kind: str | None,
            since: datetime | None) -> list[calibration.Disagreement]:
     return calibration.disagreements(limit=limit, kind=kind, since=since)
+
+
+@st.cache_data(ttl=TTL, show_spinner=False, max_entries=32)
+def _drawn(url: str, version: tuple[int, int], since: datetime | None,
+           kind: str) -> tuple[go.Figure, str]:
+    """The chart and the table of one window and kind: pandas' grouping and Plotly's checks
+    take longer than the page's queries once those are cached, so they are kept as well,
+    under the same data version."""
+    df = frame(_rows(url, version, since))
+    shown = df if kind == "all" else df[df["kind"] == kind]
+    return calibration_figure(shown), table_markdown(calibration_table(shown))
 
 
 def _since(window: str) -> datetime | None:
@@ -68,13 +80,13 @@ if df.empty:
     st.stop()
 kinds = sorted(df["kind"].unique())
 kind = st.segmented_control("Kind", ["all", *kinds], default="all", key="cal_kind") or "all"
-shown = df if kind == "all" else df[df["kind"] == kind]
-st.plotly_chart(calibration_figure(shown), key="fig_calibration")
+figure, table = _drawn(database_url(), version, since, kind)
+st.plotly_chart(figure, key="fig_calibration")
 st.subheader("Per critic and prompt version", anchor=False)
 st.caption("Mean score (versions) for each thing people did; disagreement is the mean gap "
            "between the score and what people said (approved 1, sent back or rejected 0, "
            "edited: the share they kept).")
-st.markdown(table_markdown(calibration_table(shown)))  # no data grid: see its doc
+st.markdown(table)  # Markdown, not a data grid: see table_markdown
 st.subheader("Where critic and people disagreed most", anchor=False)
 st.markdown(disagreement_lines(_worst(database_url(), version, 10,
                                       None if kind == "all" else kind, since)))

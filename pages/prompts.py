@@ -59,8 +59,9 @@ def _act(fn, ok: str) -> None:  # type: ignore[no-untyped-def]
     st.rerun()
 
 
-# Lazy tabs: the comparison reads every call of the agent (a million at scale), so it runs
-# only while its tab is open, and its result is kept a minute (issue 15, pages at scale).
+# Lazy tabs: only the open tab is drawn. The comparison reads every call of the agent (a
+# million at scale), so it runs only while its tab is open, and its result is kept a minute;
+# the edit form and the diff are not drawn behind the version's text either.
 tab_versions, tab_edit, tab_diff, tab_compare = st.tabs(
     ["Versions", "Edit", "Diff", "Compare on outcomes"], key="pr_tab", on_change="rerun")
 
@@ -69,8 +70,11 @@ tab_versions, tab_edit, tab_diff, tab_compare = st.tabs(
 def _outcomes(url: str, agent: str) -> list[pv.VersionOutcome]:
     return pv.compare_versions(agent)
 
-with tab_versions:
-    by_number = {v.version: v for v in versions}
+
+by_number = {v.version: v for v in versions}
+
+
+def _versions_tab() -> None:
     shown = st.selectbox("Version", list(by_number), key=f"pr_view_{info.name}",
                          format_func=lambda n: _label(by_number[n]))
     chosen = by_number[shown]
@@ -83,7 +87,8 @@ with tab_versions:
         _act(lambda: pv.activate(agent=info.name, version=shown, actor=actor),
              f"{info.role}: {_label(chosen).split(' (')[0]} is active")
 
-with tab_edit:
+
+def _edit_tab() -> None:
     base = next((v for v in versions if v.active), versions[-1])
     with st.form(f"pr_edit_{info.name}_{base.version}"):
         text = st.text_area(f"Edit (starting from {_label(base).split(' ·')[0]})", base.text,
@@ -96,7 +101,8 @@ with tab_edit:
         _act(lambda: pv.save_version(agent=info.name, text=text, actor=actor,
                                      activate=make_active), "Saved as a new version")
 
-with tab_diff:
+
+def _diff_tab() -> None:
     numbers = [v.version for v in versions]
     left, right = st.columns(2)
     # Keyed by the newest version: a new one resets the pair to "previous -> newest".
@@ -110,6 +116,12 @@ with tab_diff:
         st.info("The two versions are the same.", icon=":material/drag_handle:")
     else:
         st.code("\n".join(lines), language="diff", wrap_lines=True)
+
+
+for tab, draw in ((tab_versions, _versions_tab), (tab_edit, _edit_tab), (tab_diff, _diff_tab)):
+    with tab:
+        if tab.open:
+            draw()
 
 with tab_compare:
     if not tab_compare.open:

@@ -109,3 +109,18 @@ def test_a_long_run_labels_every_nth_version_so_the_labels_stay_readable() -> No
     assert 8 <= len(ticks) <= 16
     assert ticks[0] == 1 and ticks == sorted(ticks)
     assert len(traces(fig, "score")["safety"].x) == 166  # every version is still drawn
+
+
+def test_a_long_run_is_drawn_as_lines_with_a_star_only_where_a_person_wrote() -> None:
+    d = detail([draft(v, {"safety": 0.9}, human="Dr. Lee" if v == 50 else None)
+                for v in range(1, 167)])
+    fig = score_history_figure(d)
+    safety = traces(fig, "score")["safety"]
+    assert safety.mode == "lines" and len(safety.x) == 166
+    star = traces(fig, "person")["safety"]
+    assert [round(x) for x in star.x] == [50] and star.marker.symbol == "star"
+    assert star.legendgroup == safety.legendgroup and star.showlegend is False
+    # A short run keeps a dot on every version, the person's a star on the line itself.
+    short = score_history_figure(d.model_copy(update={"drafts": d.drafts[45:52]}))
+    assert not traces(short, "person")
+    assert list(traces(short, "score")["safety"].marker.symbol).count("star") == 1

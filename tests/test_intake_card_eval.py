@@ -75,6 +75,23 @@ def test_the_card_reads_what_a_person_said(db_url: str) -> None:
     assert right / total >= 0.9, (right, total, failures)
 
 
+FRESH = {n: [json.loads(line) for line in (DATA.parent / f"intake_card_fresh{n}.jsonl")
+             .read_text().splitlines() if line.strip()] for n in (6, 7)}
+
+
+@pytest.mark.parametrize(("n", "floor"), [(6, 0.54), (7, 0.5)])
+def test_blind_conversations_stay_above_their_measured_floor(n: int, floor: float,
+                                                             db_url: str) -> None:
+    """The blind sets (intake_card_fresh_README.md): 0.378 -> 0.559 (fresh6, seen while
+    changing the rules) and 0.470 -> 0.517 (fresh7, scored once after). A floor against
+    regressions, not a goal: half the fields of unscripted conversations are still missed."""
+    right = total = 0
+    for conv in FRESH[n]:
+        r, t, _ = score(conv, card_of(conv))
+        right, total = right + r, total + t
+    assert right / total >= floor, (right, total)
+
+
 @pytest.mark.parametrize("conv", CONVERSATIONS[:1], ids=[c["id"] for c in CONVERSATIONS[:1]])
 def test_a_yoga_studio_sells_classes_not_itself(conv: dict[str, Any], db_url: str) -> None:
     card = card_of(conv)

@@ -265,6 +265,9 @@ def test_prompts_page_saves_activates_and_compares(db_url: str,
     at.switch_page("pages/prompts.py").run()
     assert not at.exception
     assert "active: **the default in code**" in at.markdown[0].value
+    assert not at.text_area  # only the open tab (Versions) is drawn
+    at.session_state["pr_tab"] = "Edit"
+    at.run()
     at.text_area[0].set_value("You are the Drafter. Be brief and warm.")
     at.button[0].click().run()
     assert not at.exception
@@ -272,6 +275,8 @@ def test_prompts_page_saves_activates_and_compares(db_url: str,
     assert info.active_version == 1 and pv.get_version("drafter", 1).author == "dr. lee"
     assert "active: **v1**" in at.markdown[0].value
     # Back to the code default from the Versions tab.
+    at.session_state["pr_tab"] = "Versions"
+    at.run()
     at.selectbox(key="pr_view_drafter").set_value(0).run()
     at.button(key="pr_activate_drafter_0").click().run()
     assert pv.agent_info("drafter").active_version is None
@@ -279,6 +284,8 @@ def test_prompts_page_saves_activates_and_compares(db_url: str,
     at.session_state["pr_tab"] = "Compare on outcomes"
     at.run()
     assert at.dataframe  # the comparison table is drawn
+    at.session_state["pr_tab"] = "Diff"
+    at.run()
     assert any("+You are the Drafter. Be brief and warm." in c.value for c in at.code)
 
 

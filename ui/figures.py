@@ -25,6 +25,7 @@ def score_names(detail: RunDetail) -> list[str]:
 
 
 MAX_TICKS = 16
+MAX_MARKERS = 40  # versions up to which every score gets a dot
 
 
 def score_history_figure(detail: RunDetail) -> go.Figure:
@@ -36,23 +37,39 @@ def score_history_figure(detail: RunDetail) -> go.Figure:
     versions = [d.version for d in detail.drafts]
     names = score_names(detail)
     spread = 0.05  # points of different scores on one version side by side, not on top
+    # A long run (a demo run has 166 versions) is drawn as lines, with a marker only where a
+    # person wrote the version: hundreds of dots the browser would draw say nothing the line
+    # does not.
+    dots = len(versions) <= MAX_MARKERS
     for i, name in enumerate(names):
         color = PALETTE[i % len(PALETTE)]
         pts = [d for d in scored if name in d.scores]
         shift = (i - (len(names) - 1) / 2) * spread
+        hover = (f"{name} %{{y:.2f}} · v%{{customdata[0]}} by %{{customdata[1]}}"
+                 "<extra></extra>")
         fig.add_trace(go.Scatter(
             x=[d.version + shift for d in pts], y=[d.scores[name] for d in pts],
-            mode="lines+markers", name=name, legendgroup=name,
+            mode="lines+markers" if dots else "lines", name=name, legendgroup=name,
             meta={"role": "score", "score": name},
             line={"color": color, "width": 2},
             marker={"color": color, "size": [15 if d.author_kind == "human" else 8 for d in pts],
                     "symbol": [HUMAN_SYMBOL if d.author_kind == "human" else AGENT_SYMBOL
                                for d in pts],
-                    "line": {"color": "white", "width": 1}},
+                    "line": {"color": "white", "width": 1}} if dots else None,
             customdata=[[d.version, plain(d.author)] for d in pts],
-            hovertemplate=(f"{name} %{{y:.2f}} · v%{{customdata[0]}} by %{{customdata[1]}}"
-                           "<extra></extra>"),
+            hovertemplate=hover,
         ))
+        people = [d for d in pts if d.author_kind == "human"]
+        if not dots and people:
+            fig.add_trace(go.Scatter(
+                x=[d.version + shift for d in people], y=[d.scores[name] for d in people],
+                mode="markers", name=name, legendgroup=name, showlegend=False,
+                meta={"role": "person", "score": name},
+                marker={"color": color, "size": 15, "symbol": HUMAN_SYMBOL,
+                        "line": {"color": "white", "width": 1}},
+                customdata=[[d.version, plain(d.author)] for d in people],
+                hovertemplate=hover,
+            ))
         if name in detail.thresholds and versions:
             t = detail.thresholds[name]
             lo, hi = min(versions) - 0.4, max(versions) + 0.4

@@ -52,10 +52,16 @@ def _card_text(values: dict[str, Any]) -> str:
 
 
 def next_turn(values: dict[str, Any], *, new: dict[str, Any], problems: list[tuple[str, str]],
-              brand_picked: bool, confirmed_at: int | None, brand_name: str = "") -> AgentTurn:
+              brand_picked: bool, confirmed_at: int | None, brand_name: str = "",
+              deferred: frozenset[str] = frozenset()) -> AgentTurn:
     """`new`: values recorded from the last message; `problems`: (field, question) pairs for
-    what could not be read; `confirmed_at`: the index of the person's confirming message."""
+    what could not be read; `confirmed_at`: the index of the person's confirming message;
+    `deferred`: fields asked for twice whose answers did not fill them. Those are asked again
+    last: asking the same question until it is answered in the shape expected left every other
+    answer unread (a person who skipped the name was asked for it eight times)."""
     missing = missing_fields(values, brand_picked=brand_picked)
+    missing = ([f for f in missing if f not in deferred]
+               + [f for f in missing if f in deferred])
     if problems:
         asks = list(dict.fromkeys(f for f, _ in problems if f in missing))[:2]
         reply = _ack(new) + " ".join(dict.fromkeys(q for _, q in problems[:2]))

@@ -5,6 +5,7 @@ comes in as a lookup, so this runs the same in tests, the CLI and the page."""
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -136,6 +137,17 @@ def brand_records(brand: BrandOut, index: int, at: datetime) -> list[ExtractionR
                              at=at) for f, v in values.items() if v not in ("", None)]
 
 
+def _unanswered(messages: list[IntakeMessage], records: list[ExtractionRecord],
+                index: int) -> frozenset[str]:
+    """Fields asked for twice whose replies (the message after each ask; `index` is the
+    reply being read now) did not fill them. Once is not enough: a person who tells more
+    about the business first usually answers the question when it comes again."""
+    filled = {(r.message_index, r.field) for r in records}
+    misses = Counter(f for m in messages if m.role == "agent" and m.index + 1 <= index
+                     for f in m.asks if (m.index + 1, f) not in filled)
+    return frozenset(f for f, n in misses.items() if n >= 2)
+
+
 def read_turn(conv: Conversation, text: str, extraction: ExtractionOut | None, *,
               brands: BrandLookup, at: datetime) -> tuple[list[ExtractionRecord], AgentTurn,
                                                           BrandOut | None]:
@@ -169,5 +181,6 @@ def read_turn(conv: Conversation, text: str, extraction: ExtractionOut | None, *
                                      source="user_confirmation", at=at) for f, v in values.items()]
     turn = next_turn(values, new={f: v for f, (v, _) in accepted.items()}, problems=problems,
                      brand_picked=view.brand is not None, confirmed_at=confirmed,
-                     brand_name=view.brand.name if view.brand else "")
+                     brand_name=view.brand.name if view.brand else "",
+                     deferred=_unanswered(conv.messages, conv.records + records, index))
     return records, turn, picked

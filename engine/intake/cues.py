@@ -45,6 +45,9 @@ PEOPLE = (r"(?:(?:the|our|local|young|busy|mostly|mainly|small|new|older)\s+)*(?
           r"businesses|companies|shops|restaurants|members|women|men|seniors|retirees|couples|"
           r"owners|neighbou?rs|communit\w*|everyone|anyone|teams|brands)\b")
 
+# A month's name or abbreviation: "June 1 - August 31" starts with no business name.
+_MONTH = r"(?i:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\b"
+
 PHRASES: tuple[Cue, ...] = (
     _cue(r"(?i:\b(?:we(?:'re|\s+are)\s+called|it'?s\s+called|is\s+called|called|named|"
          r"name\s+is|name's|i\s+run|we\s+run|i\s+own|we\s+own|i\s+manage|i\s+founded|"
@@ -57,8 +60,11 @@ PHRASES: tuple[Cue, ...] = (
          "sells"),
     # "Quick intro: Saltmarsh Ceramics, a pottery studio", "Spoke & Chain is a bike shop": a
     # name that opens a sentence (or follows a colon) and is described right after it.
-    _cue(r"(?:^|(?<=:\s))(?=[A-Z0-9][\w&'’.-]*(?:\s+(?:&\s+)?[A-Z0-9][\w&'’.-]*)*"
-         r"(?:,|\s+is)\s+an?\s+[a-z])",
+    # "Academia Puente is an English language school", "Kloof Street Motors — we're a car
+    # service garage", "Librairie Les Feuilles – independent bookshop".
+    _cue(r"(?:^|(?<=:\s))(?!(?:\d{1,2}(?:st|nd|rd|th)?\s+)?" + _MONTH + r")"
+         r"(?=[A-Z0-9][\w&'’.-]*(?:\s+(?:(?:&|de|la|les|le|del|da|do|of|the)\s+)?"
+         r"[A-Z0-9][\w&'’.-]*)*(?:(?:,|\s+is)\s+an?\s+[A-Za-z]|\s*[—–]\s*\S|\s+-\s+\S))",
          "business_name"),
     _cue(r"(?i:\b(?:products?|services?|items?)\s+to\s+(?:feature|promote|push|highlight|show)"
          r"(?:\s+are|\s*:)?)\s*", "products"),
@@ -93,6 +99,24 @@ PHRASES: tuple[Cue, ...] = (
          r"\s+to|hoping\s+to|trying\s+to|aiming\s+to))\s+", "goal"),
 )
 
+# A bare answer that names people ("couples planning weddings", "Spanish teenagers and their
+# parents", "Lads 16-35") is the audience, whatever was asked: a few modifiers, a people noun,
+# then the end or a word that goes on about them (not "family portrait sessions").
+WHO = re.compile(r"^(?:[\w'-]+\s+){0,3}?(?:people|persons|folks|customers|clients|famil(?:y|ies)|"
+                 r"students|professionals|parents|mums|moms|dads|kids|children|teens|teenagers|"
+                 r"youth|adults|millennials|locals|residents|commuters|tourists|travell?ers|"
+                 r"backpackers|visitors|patients|athletes|runners|cyclists|climbers|surfers|"
+                 r"workers|employees|staff|managers|leads|partners|founders|entrepreneurs|"
+                 r"freelancers|designers|developers|engineers|nurses|teachers|doctors|owners|"
+                 r"homeowners|landlords|tenants|renters|drivers|gamers|creators|readers|"
+                 r"shoppers|diners|foodies|brides|grooms|couples|singles|expats|women|men|"
+                 r"lads|guys|girls|seniors|retirees|pensioners|hospitals|clinics|schools|"
+                 r"firms|agencies|businesses|companies|startups|shops|restaurants|members|"
+                 r"fans|followers|subscribers|buyers|users|anyone|everyone|neighbou?rs)"
+                 r"(?=\s*$|\s*[,.;!?(]|\s+(?:and|or|who|that|with|in|at|from|near|around|across|"
+                 r"of|aged|[0-9]|planning|looking|wanting|needing|visiting|living|working|based|"
+                 r"mostly|mainly|really|plus|like|on|for|into)\b)", re.I)
+
 # A bare answer made of these (with a few fillers) describes the brand's voice, whatever the
 # agent asked: "nerdy, precise, a bit funny" is no audience.
 TONE_WORDS = frozenset("""
@@ -115,13 +139,16 @@ are is it's its
 """.split())
 
 _NAME_TOKEN = r"[A-Z0-9&][\w'’&.+-]*"
-NAME = re.compile(rf"{_NAME_TOKEN}(?:\s+(?:(?:&|and|of|the|de|la|du)\s+)?{_NAME_TOKEN})*")
+NAME = re.compile(rf"{_NAME_TOKEN}(?:\s+(?:(?:&|and|of|the|de|la|le|les|du|del|da|do|von|van)\s+)?"
+                  rf"{_NAME_TOKEN})*")
 PLACE = re.compile(r"([A-Z][\w'’.-]*(?:[ -](?:[A-Z][\w'’.-]*|de|la|upon|on)(?=\W|$))*"
                    r"(?:,\s*[A-Z][\w'’.-]*(?:\s[A-Z][\w'’.-]*)*)?)")
 NOT_PLACES = {m.lower() for m in (*calendar.month_name[1:], *calendar.day_name)} | {
     "instagram", "email", "whatsapp", "teams", "sms", "the", "our", "my", "spring", "summer",
     "autumn", "fall", "winter", "christmas", "easter", "q1", "q2", "q3", "q4", "usd", "a", "an"}
-SELLS_AFTER_NAME = re.compile(r"\s*(?:,\s*|\s+is\s+|\s+-\s+)(?:a|an)\s+(?=[a-z])")
+SELLS_AFTER_NAME = re.compile(r"\s*(?:,\s*|\s+is\s+|\s+-\s+)(?:a|an)\s+(?=[A-Za-z])|"
+                              r"\s*(?:[—–]|\s-)\s*(?:we(?:'re|\s+are)\s+)?(?:(?:a|an)\s+)?"
+                              r"(?=[A-Za-z])")
 TYPE_WORD = re.compile(r"(?i:\b(?:my|our)\s+(bakery|cafe|café|coffee\s+shop|shop|store|studio|"
                        r"restaurant|gym|salon|bookshop|bookstore|boutique|bar|brewery|clinic|"
                        r"agency|school|bike\s+shop|florist))\s+(?=is\s+called|is\s+named|'s\s+"

@@ -24,6 +24,7 @@ from engine.intake.cues import (
     TONE_FILLERS,
     TONE_WORDS,
     TYPE_WORD,
+    WHO,
     YES,
     Cue,
     label_cues,
@@ -353,13 +354,22 @@ _CITY_COUNTRY = re.compile(r"[A-Z][\w'’.-]*(?:[ -][A-Z][\w'’.-]*)*,\s*[A-Z][
 def _answer_by_shape(core: str, task: IntakeTask) -> str | None:
     """A bare answer that plainly is another field than the one asked: people answer out of
     order, and putting "nerdy, precise, a bit funny" under the audience asked for shifts every
-    later answer by one. Only unmistakable shapes: a list of tone words is the voice; "City,
-    Country" is the region (once the name is known: "Smith, Jones" may be a name)."""
+    later answer by one. Only unmistakable shapes: a list of tone words is the voice; people
+    named first are the audience (while it is missing); "City, Country" is the region (once the
+    name is known: "Smith, Jones" may be a name)."""
     words = re.findall(r"[a-z][a-z'-]*", core.lower())
     content = [w for w in words if w not in TONE_FILLERS]
     if ("voice" not in task.asked and content and len(words) <= 12
             and sum(w in TONE_WORDS for w in content) >= max(1, 0.75 * len(content))):
         return "voice"
+    if ("audience" not in task.asked and "audience" not in task.known
+            and not set(task.asked) & {"business_name", "goal"} and WHO.match(core)):
+        return "audience"
+    if ("audience" in task.asked and "sells" in task.inferred and not WHO.search(core)
+            and not TONE_WORDS & set(words)):
+        # What it sells was only guessed from its kind ("an independent bookshop"); an answer
+        # about what it offers, not about people, is what it sells.
+        return "sells"
     if ("region" not in task.asked and "business_name" not in task.asked
             and "business_name" in task.known and _CITY_COUNTRY.fullmatch(core)
             and core.split(",")[0].strip().lower() not in NOT_PLACES):
