@@ -116,10 +116,9 @@ class SafetyModel:
         self.char = TfidfVectorizer(analyzer="char_wb", ngram_range=(2, 5), sublinear_tf=True,
                                     min_df=2, norm=None)
         texts = [r["text"] for r in rows]
-        self.word.fit([abstract(t) for t in texts])
-        self.char.fit([_normalise(t) for t in texts])
+        x = self._combine(self.word.fit_transform([abstract(t) for t in texts]),
+                          self.char.fit_transform([_normalise(t) for t in texts]))
         self.names = [*self.word.get_feature_names_out(), *self.char.get_feature_names_out()]
-        x = self._combine(*self._raw(texts))
         y = [bool(r["categories"]) for r in rows]
         self.unsafe = _fit(x, y, c)
         if rounds:
