@@ -19,7 +19,8 @@ Design decisions worth knowing:
 - First-person suicidal statements ("I want to kill myself") are flagged even
   inside a quoted example thought, because a clinician must see them (and the classifier's
   veto spares such a worksheet thought) - unless the same sentence points to help ("if you
-  notice thoughts like 'I want to die', call 988"). Hyperbole such as "I'll die of embarrassment" is not matched.
+  notice thoughts like 'I want to die', call 988"). Hyperbole such as "I'll die of
+  embarrassment" is not matched.
 - Several categories can flag one sentence ("stop your meds without telling your
   doctor" is medication and discourages_help); the score drops for each flag.
 - Instructions inside the text ("ignore previous instructions, safety checks
