@@ -36,6 +36,7 @@ log = logging.getLogger(__name__)
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "tests" / "data"
+# safety_fresh5 is left out on purpose: the held-out blind set (safety_fresh5_README.md).
 CORPUS = (DATA / "safety_labelled.jsonl", DATA / "safety_fresh1.jsonl",
           DATA / "safety_fresh2.jsonl", DATA / "safety_fresh3.jsonl",
           DATA / "safety_fresh4.jsonl", DATA / "safety_train2.jsonl",
