@@ -41,4 +41,10 @@ def sign_in(page: Any, name: str) -> None:
     box.fill(name)
     box.press("Enter")
     expect(page.get_by_test_id("stSidebar").get_by_text(_TAKEN)).to_be_visible()
+    settled(page)
+
+
+def settled(page: Any) -> None:
+    """Wait until the page's script run has ended: a widget used while the page still draws
+    can be replaced by the run (a dropdown opened, then closed under the test's typing)."""
     page.wait_for_function(_RUNNING)

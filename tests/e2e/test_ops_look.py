@@ -115,7 +115,10 @@ def test_a_clicked_call_comes_into_view(page, seeded_app, artifacts: Path) -> No
     page.wait_for_function(DONE)
     # The details' heading reaches the window (the chart alone is taller than it).
     heading = page.get_by_role("heading", name="Call", exact=True)
-    page.wait_for_timeout(1000)  # the scroll, if any, happens just after the details draw
+    # The scroll happens just after the details draw (later on a loaded machine): wait for it.
+    page.wait_for_function("""() => { const h = [...document.querySelectorAll('h1,h2,h3,h4')]
+        .find(e => e.textContent.trim() === 'Call'); if (!h) return false;
+        const r = h.getBoundingClientRect(); return r.top >= 0 && r.bottom <= 900; }""")
     box = heading.bounding_box()
     assert box is not None and 0 <= box["y"] and box["y"] + box["height"] <= 900
     page.screenshot(path=str(artifacts / "ops-look-traces-call.png"))

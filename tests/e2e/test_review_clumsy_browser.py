@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from testkit.app_server import AppServer, app_sharing_database, playwright_expect
-from testkit.browser import full_page_shot, sign_in
+from testkit.browser import full_page_shot, settled, sign_in
 
 expect = playwright_expect()
 WAIT = 30_000
@@ -160,6 +160,7 @@ def test_the_clinic_region_picks_the_crisis_lines(  # type: ignore[no-untyped-de
         _sign(page, app, "admin")
         page.goto(f"{app.url}/settings")
         expect(page.get_by_text("Crisis resources by region")).to_be_visible()
+        settled(page)
         page.get_by_role("combobox", name="Clinic default").click()
         page.keyboard.type("United Kingdom")
         page.keyboard.press("Enter")
