@@ -40,6 +40,11 @@ _BRAND_REF = re.compile(r"\b(?:use|pick|existing|for)?\s*(?:the\s+)?brand(?:[ _]
                         r"(?:#|no\.?|number|:|=|is)?\s*(\d+)\b", re.I)
 
 
+# A goal with these verbs names a product to feature ("try our new birria tacos").
+_FEATURES = re.compile(r"\b(?:launch|introduce|promote|unveil|debut|try|order|sell|pre-sell)\b",
+                       re.I)
+
+
 def extract(task: IntakeTask) -> ExtractionOut:
     text = clean_text(task.message)
     found: list[ExtractedValue] = []
@@ -93,10 +98,6 @@ def extract(task: IntakeTask) -> ExtractionOut:
                                                             text, re.I))
     return ExtractionOut(values=found, confirms=confirms,
                          brand=brand.group(1) if brand else None)
-
-
-_FEATURES = re.compile(r"\b(?:launch|introduce|promote|unveil|debut|try|order|sell|pre-sell)\b",
-                       re.I)
 
 
 def _said_over_inferred(found: list[ExtractedValue]) -> list[ExtractedValue]:
