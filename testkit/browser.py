@@ -48,3 +48,20 @@ def settled(page: Any) -> None:
     """Wait until the page's script run has ended: a widget used while the page still draws
     can be replaced by the run (a dropdown opened, then closed under the test's typing)."""
     page.wait_for_function(_RUNNING)
+
+
+def click_until(button: Any, shown: Any, *, timeout_ms: int = 15_000, tries: int = 3) -> None:
+    """Click, and again while what the click brings is not shown: a click that lands while the
+    page reruns (a run page redraws itself when its run changes) can be lost. Only for acts
+    the page confirms on screen and whose button goes away once done, so a second click never
+    repeats an act that took."""
+    from playwright.sync_api import expect
+
+    for attempt in range(tries):
+        button.click()
+        try:
+            expect(shown).to_be_visible(timeout=timeout_ms)
+            return
+        except AssertionError:
+            if attempt == tries - 1 or button.count() == 0:
+                raise

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from testkit.app_server import CHROMIUM, CHROMIUM_ARGS, AppServer, playwright_expect, streamlit_app
-from testkit.browser import full_page_shot, sign_in
+from testkit.browser import click_until, full_page_shot, sign_in
 
 playwright_api = pytest.importorskip("playwright.sync_api")
 expect = playwright_expect()
@@ -83,30 +83,9 @@ def _approve(page) -> None:  # type: ignore[no-untyped-def]
     expect(first).to_have_count(1)
     version = re.search(r"Approve v(\d+)", first.inner_text()).group(1)  # type: ignore[union-attr]
     button = page.get_by_role("button", name=re.compile(rf"Approve v{version}$"))
-    for attempt in range(3):
-        button.click()
-        try:
-            # A stage's approval says "Approved vN."; the last one's, the status banner.
-            expect(page.get_by_text(re.compile(rf"^Approved v{version}\.$|^Approved by "))
-                   .first).to_be_visible(timeout=10_000)
-            return
-        except AssertionError:
-            if attempt == 2 or button.count() == 0:
-                raise
-
-
-def _click_until(page, button, shown) -> None:  # type: ignore[no-untyped-def]
-    """Click, and again if what the click brings is not shown: a click that lands while the
-    page reruns (the run page redraws itself when its run changes) can be lost, as in _approve.
-    Only for acts the page confirms on screen, so a second click never repeats a saved act."""
-    for attempt in range(3):
-        button.click()
-        try:
-            expect(shown).to_be_visible(timeout=15_000)
-            return
-        except AssertionError:
-            if attempt == 2 or button.count() == 0:
-                raise
+    # A stage's approval says "Approved vN."; the last one's, the status banner.
+    click_until(button, page.get_by_text(re.compile(rf"^Approved v{version}\.$|^Approved by "))
+                .first, timeout_ms=10_000)
 
 
 def test_sample_brand_from_goal_to_approved_plan(page, app: AppServer, artifacts: Path) -> None:  # type: ignore[no-untyped-def]
@@ -166,7 +145,7 @@ def test_sample_brand_from_goal_to_approved_plan(page, app: AppServer, artifacts
     _pick(page, editor.get_by_test_id("stMultiSelect").filter(has_text="Add from"),
           re.compile(re.escape(ADDED)), search=ADDED[1:])
     # Saved: its message (gone at the page's next rerun) or the new version in the history.
-    _click_until(page, editor.get_by_role("button", name="Save shortlist"), page.get_by_text(
+    click_until(editor.get_by_role("button", name="Save shortlist"), page.get_by_text(
         re.compile(r"^Saved your shortlist|Creators: waiting for your review · 2 versions")).first)
     _waiting(page, "Creators", "2 versions")
     expect(page.get_by_text(re.compile(r"^3\. " + re.escape(ADDED)))).to_be_visible()

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from testkit.app_server import CHROMIUM, CHROMIUM_ARGS, AppServer, playwright_expect, streamlit_app
-from testkit.browser import sign_in
+from testkit.browser import click_until, sign_in
 from tests.e2e.test_campaign_browser import _shot
 
 playwright_api = pytest.importorskip("playwright.sync_api")
@@ -61,14 +61,7 @@ def _approve(page, then) -> None:  # type: ignore[no-untyped-def]
     expect(first).to_have_count(1)
     version = re.search(r"Approve v(\d+)", first.inner_text()).group(1)  # type: ignore[union-attr]
     button = page.get_by_role("button", name=re.compile(rf"Approve v{version}$"))
-    for attempt in range(3):
-        button.click()
-        try:
-            expect(then).to_be_visible(timeout=20_000)
-            return
-        except AssertionError:
-            if attempt == 2 or button.count() == 0:
-                raise
+    click_until(button, then, timeout_ms=20_000)
 
 
 def _shot_intake(page, artifacts: Path, name: str) -> None:  # type: ignore[no-untyped-def]
