@@ -222,8 +222,10 @@ def _creator_facing(text: str, run_input: dict[str, Any]) -> list[Finding]:
     targets = _goal_numbers(goal)
     money_goal = bool(_AMOUNT.search(goal))
     out = []
+    cursor = 0  # sections come in the text's order: two identical bodies are two places
     for h, body in creator_sections(text).items():
-        base = max(text.find(body), 0)
+        base = max(text.find(body, cursor), 0)
+        cursor = base + len(body)
         for a, b in split_sentences(body):
             s = body[a:b]
             counted = s if money_goal else _AMOUNT.sub(" ", s)  # a fee is not the goal's count
