@@ -169,7 +169,6 @@ _TOPIC_RE = {c: [compile_pattern(rf"\b<<{n}>>\b", f"topic {n}") for n in names]
              for c, names in _TOPICS.items()}
 _READER = compile_pattern(r"\b<<reader>>\b", "lexicon reader")
 _IMPERATIVE = compile_pattern(r"[^a-z]*<<imperative>>\b", "lexicon imperative")
-MODEL_MIN_WORDS = MIN_WORDS
 MODEL_THRESHOLD = 0.91  # lowest with honest held-out fpr <= 0.05 (tools/safety_cv.py)
 # Taken off the classifier's probability when the frames read its words as protective, or when
 # no word of its category is in the sentence and the sentence is not aimed at the reader
@@ -195,12 +194,6 @@ def _aimed(s: str) -> bool:
     return bool(_READER.search(s)) or _instructs(s)
 
 
-def _holds(s: str, category: str) -> bool:
-    """The sentence has a word of the category's topics outside any protective frame."""
-    return any(not exempt(s, m.start(), m.end(), category, "stmt")
-               for m in _topic_hits(s, category))
-
-
 def _penalty(s: str, category: str, frame: float, bare: float) -> float:
     """How much the frames take off a verdict of `category` on sentence `s`: nothing when a
     word of the category stands outside any protective frame; `frame` when every such word is
@@ -221,7 +214,7 @@ def model_scores(sentences: list[str], model, floor: float, frame_penalty: float
     `ruled`: the categories the rules flag on each sentence (their frames read it closely)."""
     norm = [_normalise(s) for s in sentences]
     ruled = ruled or [set() for _ in sentences]
-    ok = [len(s.split()) >= MODEL_MIN_WORDS for s in norm]
+    ok = [len(s.split()) >= MIN_WORDS for s in norm]
     pairs = [i for i in range(len(sentences) - 1) if ok[i] or ok[i + 1]]
     if not any(ok):
         return [[] for _ in sentences]
@@ -326,10 +319,11 @@ def screen_protocol(text: str, *, use_model: bool = True) -> ScreenResult:
     found = [explain_sentence(text[a:b]) for a, b in spans]
     model = get_model() if use_model else None
     if model is not None:
+        sentences = [text[a:b] for a, b in spans]
         if RULE_VETO > 0 and any(found):
-            found = veto_rules([text[a:b] for a, b in spans], found, model)
+            found = veto_rules(sentences, found, model)
         ruled = [{c for c, _ in hits} for hits in found]
-        for i, hits in enumerate(model_hits([text[a:b] for a, b in spans], model, ruled=ruled)):
+        for i, hits in enumerate(model_hits(sentences, model, ruled=ruled)):
             have = {c for c, _ in found[i]}
             found[i] = [*found[i], *((c, why) for c, why in hits if c not in have)]
     for (start, end), hits in zip(spans, found, strict=True):

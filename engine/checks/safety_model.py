@@ -12,8 +12,9 @@ service ...), plus tokens for the frames around them (aimed at the reader, negat
 pointing to help, quoted). So "ditch the quetiapine" shares features with "stop your sertraline"
 although the corpus never paired those words.
 
-Trained at first use (about a second) and cached on disk under ~/.cache/draftroom, keyed by the
-corpus, this file, the lexicons and the scikit-learn version, so a changed corpus retrains.
+Trained at first use (about 10 s of CPU, mostly the retraining on windows; `make model` does it
+ahead) and cached on disk under ~/.cache/draftroom, keyed by the corpus, this file, the lexicons
+and the scikit-learn version, so a changed corpus retrains.
 Nothing is downloaded. Without the corpus (an install without tests/) the model is unavailable
 and the screen runs on its rules alone; `available()` says which.
 """
@@ -160,8 +161,6 @@ class SafetyModel:
         """Every window the screen would score in each text (safety.model_scores: sentences of
         at least MIN_WORDS words, neighbouring pairs with at least one such), as rows of one
         matrix, with the index of the text each came from."""
-        from scipy.sparse import vstack
-
         sentences: list[str] = []
         singles: list[int] = []
         pairs: list[tuple[int, int]] = []
@@ -179,10 +178,16 @@ class SafetyModel:
                     pairs.append((base + i, base + i + 1))
                     owner_p.append(k)
         words, chars = self._raw(sentences)
-        left, right = [i for i, _ in pairs], [j for _, j in pairs]
-        xw = self._combine(vstack([words[singles], words[left] + words[right]]),
-                           vstack([chars[singles], chars[left] + chars[right]]))
+        xw = self._window_rows(words, chars, singles, [i for i, _ in pairs], [j for _, j in pairs])
         return xw, owner_s + owner_p
+
+    def _window_rows(self, words, chars, singles: list[int], left: list[int], right: list[int]):
+        """The feature rows of sentences (`singles`) and of pairs read together (`left[k]` and
+        `right[k]`'s vectors added), from the sentences' word and character vectors."""
+        from scipy.sparse import vstack
+
+        return self._combine(vstack([words[singles], words[left] + words[right]]),
+                             vstack([chars[singles], chars[left] + chars[right]]))
 
     def _raw(self, texts: list[str]):
         return (self.word.transform([abstract(t) for t in texts]),
@@ -211,8 +216,6 @@ class SafetyModel:
         first = {k: n for n, k in reversed(list(enumerate(keys)))}  # a draft repeats lines
         missing = sorted(n for k, n in first.items() if k not in self._p)
         if missing:
-            from scipy.sparse import vstack
-
             n = len(sentences)
             need = sorted({m for k in missing for m in ((k,) if k < n else pairs[k - n])})
             row = {m: r for r, m in enumerate(need)}
@@ -220,10 +223,8 @@ class SafetyModel:
             singles = [k for k in missing if k < n]
             left = [row[pairs[k - n][0]] for k in missing if k >= n]
             right = [row[pairs[k - n][1]] for k in missing if k >= n]
-            sel = [row[k] for k in singles]
-            w = vstack([words[sel], words[left] + words[right]])
-            c = vstack([chars[sel], chars[left] + chars[right]])
-            probs = self.unsafe.predict_proba(self._combine(w, c))[:, 1]
+            rows = self._window_rows(words, chars, [row[k] for k in singles], left, right)
+            probs = self.unsafe.predict_proba(rows)[:, 1]
             if len(self._p) > self.CACHE_SIZE:
                 self._p.clear()
             order = singles + [k for k in missing if k >= n]
