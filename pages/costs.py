@@ -13,6 +13,7 @@ from db.connect import database_url
 from engine import identity, ops
 from ui import reviewer
 from ui.budget_banner import budget_banner
+from ui.lazy_tabs import lazy_tabs
 from ui.ops_figures import (
     cache_share_markdown,
     compact,
@@ -120,20 +121,17 @@ if share:
 
 # The breakdowns in tabs, only the open one drawn: each Plotly chart is one more the browser
 # draws before the page's first one shows, and again on every change of a filter.
-by, errors, latency = st.tabs(["Spend by", "Error rate", "Latency"], key=COSTS_TAB,
-                              on_change="rerun")
-with by:
-    if by.open:
-        dim = st.segmented_control("Spend by", ["model", "agent", "kind", "stage"],
-                                   default="model", key="costs_dim",
-                                   label_visibility="collapsed") or "model"
-        st.plotly_chart(cost_bars_figure(load("breakdown", f, dim), dim), key="fig_breakdown")
-with errors:
-    if errors.open:
-        st.plotly_chart(error_rate_figure(load("breakdown", f, "model")), key="fig_errors")
-with latency:
-    if latency.open:
-        st.plotly_chart(latency_figure(load("latency", f)), key="fig_latency")
+def _spend_by() -> None:
+    dim = st.segmented_control("Spend by", ["model", "agent", "kind", "stage"], default="model",
+                               key="costs_dim", label_visibility="collapsed") or "model"
+    st.plotly_chart(cost_bars_figure(load("breakdown", f, dim), dim), key="fig_breakdown")
+
+
+lazy_tabs({"Spend by": _spend_by,
+           "Error rate": lambda: st.plotly_chart(error_rate_figure(load("breakdown", f, "model")),
+                                                 key="fig_errors"),
+           "Latency": lambda: st.plotly_chart(latency_figure(load("latency", f)),
+                                              key="fig_latency")}, key=COSTS_TAB)
 st.subheader("Most expensive runs")
 top: pd.DataFrame = load("top_runs", f)
 st.caption("Runs started in the range, by whole-run cost"

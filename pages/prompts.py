@@ -9,6 +9,7 @@ from db.connect import database_url
 from engine import prompt_versions as pv
 from engine.errors import ServiceError
 from engine.identity import can
+from ui.lazy_tabs import lazy_tabs
 from ui.markdown import escape_inline
 from ui.prompt_figures import NO_DATA, comparison_figure, comparison_rows
 from ui.reviewer import MISSING_HINT, reviewer
@@ -62,8 +63,6 @@ def _act(fn, ok: str) -> None:  # type: ignore[no-untyped-def]
 # Lazy tabs: only the open tab is drawn. The comparison reads every call of the agent (a
 # million at scale), so it runs only while its tab is open, and its result is kept a minute;
 # the edit form and the diff are not drawn behind the version's text either.
-tab_versions, tab_edit, tab_diff, tab_compare = st.tabs(
-    ["Versions", "Edit", "Diff", "Compare on outcomes"], key="pr_tab", on_change="rerun")
 
 
 @st.cache_data(ttl=60, show_spinner="Comparing versions on their runs...")
@@ -118,14 +117,7 @@ def _diff_tab() -> None:
         st.code("\n".join(lines), language="diff", wrap_lines=True)
 
 
-for tab, draw in ((tab_versions, _versions_tab), (tab_edit, _edit_tab), (tab_diff, _diff_tab)):
-    with tab:
-        if tab.open:
-            draw()
-
-with tab_compare:
-    if not tab_compare.open:
-        st.stop()  # the last tab: nothing of the page comes after it
+def _compare_tab() -> None:
     outcomes = _outcomes(database_url(), info.name)
     st.caption("Per version: the runs with at least one call of this agent made with it, the "
                "mean scores of the versions the agents wrote in those runs, how many drafts it "
@@ -144,3 +136,7 @@ with tab_compare:
                "Iterations to pass": st.column_config.NumberColumn(format="%.1f"),
                "Cost (USD)": money, "Cost per approved (USD)": money}
     st.dataframe(rows, hide_index=True, width="stretch", column_config=config)
+
+
+lazy_tabs({"Versions": _versions_tab, "Edit": _edit_tab, "Diff": _diff_tab,
+           "Compare on outcomes": _compare_tab}, key="pr_tab")

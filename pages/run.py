@@ -3,6 +3,8 @@ trail, and the human acts. The run id comes from the URL (?run=ID)."""
 
 from __future__ import annotations
 
+from functools import partial
+
 import streamlit as st
 
 from engine.errors import NotFound
@@ -16,6 +18,7 @@ from ui.figures import score_history_figure
 from ui.format import status_label
 from ui.governance import render_governance
 from ui.history import render_diff, render_versions
+from ui.lazy_tabs import lazy_tabs
 from ui.memory_view import render_memory  # team (issue 18)
 from ui.reviewer import reviewer
 from ui.run_progress import render_progress
@@ -107,36 +110,24 @@ with right:
         render_governance(detail, draft)  # assignment, "1 of 2 approvals", audit verified
         render_acts(detail, draft, actor)
 
+def _score_history() -> None:
+    st.plotly_chart(score_history_figure(detail), key=f"scores_{detail.id}",
+                    config={"displayModeBar": False})
+    st.caption("Dashed lines: thresholds. Stars: versions written by a person.")
+
+
+def _versions() -> None:
+    render_versions(detail)
+    render_diff(detail)
+
+
 # Only the open tab is drawn: a long run's version table, audit trail and steps (data grids
 # whose script chunks a fresh page fetches and compiles) wait until their tab is opened.
+tabs = {"Score history": _score_history, "Versions & diff": _versions,
+        "Blackboard": partial(render_blackboard, detail),
+        "Audit trail": partial(render_audit, detail), "Steps": partial(render_steps, detail)}
 # -- team (issue 18): a campaign's Team and Memory tabs after the others ---
-team_tabs = ["Team", "Memory"] if has_team(detail) else []
-chart, versions, board, audit, steps, *team_tab = st.tabs(
-    ["Score history", "Versions & diff", "Blackboard", "Audit trail", "Steps", *team_tabs],
-    key=tab_key(detail.id), on_change="rerun")
-if team_tab:
-    with team_tab[0]:
-        if team_tab[0].open:
-            render_team(detail)
-    with team_tab[1]:
-        if team_tab[1].open:
-            render_memory(detail)
+if has_team(detail):
+    tabs |= {"Team": partial(render_team, detail), "Memory": partial(render_memory, detail)}
 # -- end team ---
-with chart:
-    if chart.open:
-        st.plotly_chart(score_history_figure(detail), key=f"scores_{detail.id}",
-                        config={"displayModeBar": False})
-        st.caption("Dashed lines: thresholds. Stars: versions written by a person.")
-with versions:
-    if versions.open:
-        render_versions(detail)
-        render_diff(detail)
-with board:
-    if board.open:
-        render_blackboard(detail)
-with audit:
-    if audit.open:
-        render_audit(detail)
-with steps:
-    if steps.open:
-        render_steps(detail)
+lazy_tabs(tabs, key=tab_key(detail.id))
