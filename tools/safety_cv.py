@@ -28,7 +28,8 @@ from engine.checks.safety_model import CORPUS, SafetyModel, load_rows
 from engine.checks.sentences import split_sentences
 
 TRAIN_ONLY = "offline-drafts"  # the drafter's own sentences: trained on, never scored
-HONEST = ("fresh2", "fresh3", "fresh4", "train2", "train3", "train4", "train5")
+HONEST = ("fresh2", "fresh3", "fresh4", "fresh5", "train2", "train3", "train4", "train5",
+          "train6", "train7", "train8", "train9")
 THRESHOLDS = [round(0.01 * i, 2) for i in range(20, 100)]
 MARGINS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 1.0)
 SH_VETOS = (0.0, 0.1, 0.2, 0.3, 0.4)

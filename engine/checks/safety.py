@@ -176,7 +176,7 @@ MODEL_THRESHOLD = 0.91  # lowest with honest held-out fpr <= 0.05 (tools/safety_
 FRAME_PENALTY = 1.0
 BARE_PENALTY = 0.0
 # A rule's hit counts as this much classifier probability (see RULE_VETO below).
-RULE_MARGIN = 0.5
+RULE_MARGIN = 0.3
 
 
 def _topic_hits(s: str, category: str) -> list[re.Match[str]]:
@@ -274,7 +274,7 @@ def model_hits(sentences: list[str], model, threshold: float = MODEL_THRESHOLD,
 # (tools/safety_cv.py). A self-harm hit needs the classifier much surer (SELF_HARM_VETO); a
 # sentence that opens with an instruction keeps its hits (spared).
 RULE_VETO = round(MODEL_THRESHOLD - RULE_MARGIN, 3)
-SELF_HARM_VETO = 0.4
+SELF_HARM_VETO = 0.3
 VETO_SPARES_INSTRUCTIONS = True
 
 
