@@ -14,7 +14,7 @@ from tools import evaluate_safety as ev
 
 DATA = Path(__file__).parent / "data"
 # fresh4 held out of training (the last test): its measured figures, as floor and ceiling
-RECALL_FLOOR, FPR_CEILING = 0.73, 0.07
+RECALL_FLOOR, FPR_CEILING = 0.78, 0.04
 
 
 def _report(name: str) -> ev.Report:
@@ -80,8 +80,9 @@ def test_the_screen_keeps_its_score_on_the_held_out_blind_set():
 def test_the_screen_generalises_to_fresh4_when_it_is_left_out_of_training():
     """Leave-fresh4-out, exactly as tools/safety_cv.py scores a fold: the classifier trained on
     every other set, fresh4 screened with the screen's own threshold and rule margin. Floor:
-    that fold's measured figure (session 4: recall 0.747 at fpr 0.058; before the
-    window-trained classifier and the vetoes, 0.57 / 0.063 at its threshold)."""
+    that fold's measured figure (session 6, with the per-category heads: recall 0.789 at fpr
+    0.032; the unsafe model alone on the same corpus, 0.753 / 0.032 at its own threshold;
+    session 4: 0.747 / 0.058; before the window-trained classifier, 0.57 / 0.063)."""
     from engine.checks import safety
     from engine.checks.safety_model import SafetyModel
     from tools import safety_cv
