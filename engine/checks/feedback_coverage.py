@@ -36,8 +36,16 @@ CHECK = "feedback_coverage"
 MIN_SHARE = 0.5
 _QUOTED = re.compile(r"[\"\u201c]([^\"\u201d]{8,})[\"\u201d]"
                      r"|(?:(?<=\s)|^)['\u2018]([^'\u2019\n]{3,80}?)['\u2019](?=[\s;:,.!?)]|$)")
+_Q, _QE = "['\"\u2018\u201c]", "['\"\u2019\u201d]"
+# "Replace 'a supermarket' with 'Tesco on Kingsway'", "use 'failing my baby' instead of 'bad
+# mother'": answered when the new words are in and the old ones are (mostly) gone.
+_REPLACE = (re.compile(rf"\b(?:replace|swap|change)\s+{_Q}(?P<old>.+?){_QE}\s+(?:with|for|to|by|"
+                       rf"into)\s+{_Q}(?P<new>.+?){_QE}(?=[\s.,;:!?)-]|$)", re.I),
+            re.compile(rf"\buse\s+{_Q}(?P<new>.+?){_QE}\s+instead\s+of\s+{_Q}(?P<old>.+?){_QE}"
+                       r"(?=[\s.,;:!?)-]|$)", re.I))
 _LIST_MARK = re.compile(r"^\s*(?:\d+[.)]|[-*+])\s+")
-_NAME = re.compile(r"\b[A-Z][a-z]+\b")
+# A capitalised word that does not open a sentence ("Good start. Please add..." names no one).
+_NAME = re.compile(r"(?<![.!?]\s)(?<![.!?]\s\s)\b[A-Z][a-z]+\b")
 
 
 class Comment(BaseModel):
@@ -79,7 +87,8 @@ def _wants_removal(comment: str) -> bool:
 
 
 def _names(comment: str) -> set[str]:
-    """Capitalised words inside the comment (not its first word): people, places, services."""
+    """Capitalised words inside the comment (not opening it or a sentence): people, places,
+    services."""
     return {m.group() for m in _NAME.finditer(comment)
             if m.start() > 0 and m.group().lower() not in word_set("stopwords")}
 
@@ -112,10 +121,19 @@ def _removed(target: str, before: str, after: str) -> bool:
     return all(normalise(line) not in kept for line, v in share.items() if v == best)
 
 
+def _replaced(old: str, new: str, before: str, after: str) -> bool:
+    core = re.sub(r"^(?:an?|the)\s+", "", normalise(old))
+    was, now = normalise(before).count(core), normalise(after).count(core)
+    return normalise(new) in normalise(after) and (now < was or now == 0)
+
+
 def answered(comment: str, before: str, after: str) -> bool:
     """Whether `after` visibly answers `comment` made about `before`."""
     if normalise(before) == normalise(after):
         return False
+    swaps = [m for p in _REPLACE for m in p.finditer(comment)]
+    if swaps:
+        return all(_replaced(m.group("old"), m.group("new"), before, after) for m in swaps)
     removal = _wants_removal(comment)
     quoted = [a or b for a, b in _QUOTED.findall(comment)]
     if quoted and (removal or "rewrite" in comment.lower()):
