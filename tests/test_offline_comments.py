@@ -159,3 +159,11 @@ def test_a_breathing_request_names_no_feared_thing() -> None:
 ])
 def test_third_person_reads_as_the_reader(third: str, second: str) -> None:
     assert third_to_second(third) == second
+
+
+def test_a_person_asking_for_fewer_steps_gets_a_shorter_list() -> None:
+    first = _draft(LIFT)
+    before = sum(line[:1].isdigit() for line in _steps(first).splitlines())
+    revised = _draft(LIFT, first, ["fewer steps maybe? he switches off with long lists"])
+    after = sum(line[:1].isdigit() for line in _steps(revised).splitlines())
+    assert before > 5 >= after >= 4

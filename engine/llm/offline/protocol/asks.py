@@ -31,6 +31,8 @@ class _Asks:
     more_steps: bool = False
     extra_step: bool = False
     fewer_steps: bool = False
+    fewer_asked: bool = False
+    """A person asked for fewer steps: cut to a short list, not only down to the maximum."""
     imperative: bool = False
     shorten_steps: bool = False
     shorten: bool = False
@@ -100,6 +102,7 @@ def _read_request(text: str, asks: _Asks, *, from_human: bool) -> None:
     topical = bool(topics)
     if _has(low, r"too many steps|fewer steps|trim|8 or fewer|eight or fewer"):
         asks.fewer_steps = True
+        asks.fewer_asked |= from_human
     elif not topical and _has(low, r"\b(more|another|extra|one more) steps?\b"):
         asks.extra_step = True
     elif not topical and _has(low, r"\bsteps?\b") and _has(

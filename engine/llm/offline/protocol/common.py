@@ -19,6 +19,8 @@ if TYPE_CHECKING:
 
 
 MIN_STEPS, MAX_STEPS = 4, 8
+FEWER_STEPS = 5
+"""What a person's "fewer steps, please" cuts a longer list to."""
 LONG_STEP_WORDS = 40
 """A step longer than this is hard to follow in the moment."""
 SHORT_STEP_WORDS = 30
