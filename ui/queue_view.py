@@ -41,21 +41,24 @@ class Filters:
 
 
 def render_filters(reviewers: list[str], me: str) -> Filters:
-    top = st.columns([3, 2, 3])
-    search = top[0].text_input("Search titles", key="q_search", placeholder="e.g. exam panic",
-                               icon=":material/search:")
+    # Two wrapping rows (one element each) rather than two rows of three columns (four each):
+    # see render_card on why every element counts.
+    top = st.container(horizontal=True, gap="medium")
+    search = top.text_input("Search titles", key="q_search", placeholder="e.g. exam panic",
+                            icon=":material/search:")
     kinds = ["all", *sorted(PIPELINES), *(["campaign"] if "campaign" not in PIPELINES else [])]
-    kind = top[1].segmented_control("Kind", kinds, default="all", key="q_kind",
-                                    format_func=lambda k: k.capitalize()) or "all"
-    statuses = top[2].multiselect("Status", list(STATUS), key="q_status", placeholder="Any status",
-                                  format_func=lambda s: STATUS[s][0])
-    bottom = st.columns([3, 2, 3])
+    kind = top.segmented_control("Kind", kinds, default="all", key="q_kind", width="content",
+                                 format_func=lambda k: k.capitalize()) or "all"
+    statuses = top.multiselect("Status", list(STATUS), key="q_status", placeholder="Any status",
+                               format_func=lambda s: STATUS[s][0])
+    bottom = st.container(horizontal=True, gap="medium")
     options = ["anyone", *([me] if me else []), *[r for r in reviewers if r != me]]
-    who = bottom[0].selectbox("Reviewer", options, key="q_reviewer",
-                              format_func=lambda r: "Anyone" if r == "anyone"
-                              else (f"Me ({r})" if r == me else r),
-                              help="Runs this person started or acted on.")
-    days = bottom[1].date_input("Created between", value=[], key="q_dates", format="YYYY-MM-DD")
+    who = bottom.selectbox("Reviewer", options, key="q_reviewer", width=420,
+                           format_func=lambda r: "Anyone" if r == "anyone"
+                           else (f"Me ({r})" if r == me else r),
+                           help="Runs this person started or acted on.")
+    days = bottom.date_input("Created between", value=[], key="q_dates", format="YYYY-MM-DD",
+                             width=260)
     since, until = _range(days)
     return Filters(kind=None if kind == "all" else kind, statuses=statuses,
                    reviewer=None if who == "anyone" else who, search=search.strip() or None,
