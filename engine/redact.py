@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import re
+from functools import lru_cache
 from typing import Any
 
 from engine.config import setting
@@ -26,10 +27,23 @@ def _pii_enabled() -> bool:
 _IN_IDENTIFIER = re.compile(r"\w[-_/=#]$")
 
 
+@lru_cache(maxsize=1)
+def _public_lines() -> frozenset[str]:
+    """The digits of every crisis line the desk knows (engine/checks/data/crisis_regions.toml):
+    a service's public number, not a person's, so a reviewer's "include Childline 0800 1111"
+    keeps it."""
+    from engine.checks import crisis
+
+    return frozenset(re.sub(r"\D", "", n) for r in crisis.data().regions.values()
+                     for line in r.lines for n in line.numbers)
+
+
 def _is_phone(text: str, start: int, number: str) -> bool:
     """Whether a stretch the phone pattern found is a phone number and not a pid, a decimal,
-    a version or an identifier's digits: the pattern alone took all of those."""
+    a version, an identifier's digits or a crisis line: the pattern alone took all of those."""
     if sum(ch.isdigit() for ch in number) < 7:
+        return False
+    if re.sub(r"\D", "", number) in _public_lines():
         return False
     if _IN_IDENTIFIER.search(text[max(0, start - 2):start]):
         return False
