@@ -167,3 +167,22 @@ def test_a_person_asking_for_fewer_steps_gets_a_shorter_list() -> None:
     revised = _draft(LIFT, first, ["fewer steps maybe? he switches off with long lists"])
     after = sum(line[:1].isdigit() for line in _steps(revised).splitlines())
     assert before > 5 >= after >= 4
+
+
+def test_a_comment_asking_for_a_shorter_text_is_answered_by_a_shorter_one() -> None:
+    first = _draft(LIFT)
+    steps = _steps(first)
+    shorter = first.replace(steps, "\n\n" + "\n".join(steps.strip().splitlines()[:4]) + "\n")
+    reworded = first.replace("Write down", "Jot down", 1)
+    for comment in ("too long, shorten it", "fewer steps please, he loses track"):
+        assert answered(comment, first, shorter)
+        assert not answered(comment, first, reworded)  # a touched word is no shorter text
+    # About one step: judged by what changed there, not by the length of the whole.
+    assert not answered("Step 3 is too long", first, shorter.replace("Write", "Note", 1))
+
+
+def test_a_step_count_a_person_asks_for_is_kept() -> None:
+    first = _draft(LIFT)
+    revised = _draft(LIFT, first, ["Cut it down to four steps"])
+    assert sum(line[:1].isdigit() for line in _steps(revised).splitlines()) == 4
+    assert answered("Cut it down to four steps", first, revised)

@@ -87,7 +87,10 @@ _POINTER = re.compile(
     r"\b", re.I)
 # "name the destination, Lisbon" -> "The destination is Lisbon."
 _NAME_AS = re.compile(r"\b[Nn]ame\s+(the|her|his|their|your)\s+([a-z][\w ]{2,30}?),?\s+(?:as\s+)?"
-                      r"([A-Z][\w'\u2019-]*(?:\s+[A-Z][\w'\u2019-]*)*)")
+                      r"((?>(?:(?:Mr|Ms|Mrs|Dr|Prof)\.?\s+)?[A-Z][\w'\u2019-]*"
+                      r"(?:\s+[A-Z][\w'\u2019-]*)*))"
+                      # "name X as someone she can go to" adds a support (feedback._SUPPORT)
+                      r"(?!,?\s+as\s+(?:someone|somebody|a person|a contact|the person))")
 _FACT = re.compile(r"\b(?:is|are|was|were|'s)\s+(?:called|named|at|on|in)?\b|\bcalled\b|"
                    r"\bnamed\b", re.I)
 _QUOTE = re.compile(r"(?:^|\s|:)[\"\u201c'\u2018]([^\"\u201d\n]{3,120}?)[\"\u201d'\u2019]"
@@ -132,6 +135,12 @@ def _fact_before(sentence: str, context: list[str]) -> str | None:
     head = re.split(r"\s[-\u2013\u2014]\s|\s*[\u2013\u2014]\s*|:\s", sentence, maxsplit=1)
     if len(head) == 2 and not is_request(head[0]) and _FACT.search(head[0]):
         return head[0]
+    # "She may bring headphones, please add that": the statement before the pointer.
+    if m := _POINTER.search(sentence):
+        before = re.sub(r"[,;\s]*(?:and|so|please|pls)?[,;\s]*$", "", sentence[:m.start()],
+                        flags=re.I)
+        if len(before.split()) >= 3 and not _REQUEST_START.search(before):
+            return before
     for c in reversed(context):
         if _FACT.search(c):
             return c
