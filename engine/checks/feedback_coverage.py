@@ -23,6 +23,7 @@ from typing import Literal
 
 from pydantic import BaseModel
 
+from engine.checks.campaign_feedback import campaign_answered
 from engine.checks.findings import Finding, finding
 from engine.checks.terms import (
     data,
@@ -192,7 +193,9 @@ def feedback_findings(kind: str, text: str, previous: str | None,
         before = c.before if c.before is not None else previous
         if before is None:
             continue
-        if not answered(c.text, before, text):
+        # Campaign outreach: fees and sign-offs are read off the messages themselves.
+        verified = campaign_answered(c.text, before, text) if kind == "campaign" else None
+        if not (answered(c.text, before, text) if verified is None else verified):
             out.append(finding(
                 CHECK, kind, "not_addressed", c.text,
                 f"Not addressed yet: {c.text!r}. Change the draft so it visibly answers this "
