@@ -15,6 +15,7 @@ import pytest
 from engine import views
 from engine.checks.campaign_consistency import campaign_findings
 from engine.checks.feedback_coverage import Comment, feedback_findings
+from engine.llm.offline.campaign.common import mentions_in
 from engine.pipelines.campaign.requests import fee_ask, other_form, sign_off
 from testkit.fake_openai import example_from_schema, find_schema, running
 from tests.test_campaign_open_points import detail, latest, open_points, to_outreach
@@ -34,6 +35,8 @@ CREATORS = [("@maya.brews", "Maya Levi"), ("@labcoat.latte", "Dr. Amir Haddad"),
     ("the last creator's rate is too high, lower it by 50 dollars", ["@derm.notes.de"], 50,
      "lower"),
     ("Offer both of them $400", [h for h, _ in CREATORS], 400, "set"),
+    ("Cap every fee at $350", [h for h, _ in CREATORS], 350, "set"),
+    ("Can we go to $700 for the top creator?", ["@maya.brews"], 700, "set"),
 ])
 def test_a_fee_comment_is_read_for_its_creator_and_amount(
         comment: str, handles: list[str], amount: int, change: str) -> None:
@@ -48,6 +51,22 @@ def test_a_fee_comment_is_read_for_its_creator_and_amount(
 ])
 def test_what_is_no_fee_for_a_shortlisted_creator(comment: str) -> None:
     assert fee_ask(comment, CREATORS) is None
+
+
+def test_a_fee_for_her_is_the_only_creators_fee() -> None:
+    ask = fee_ask("Offer her $500, she asked for it", CREATORS[:1])
+    assert ask is not None and ask.handles == ["@maya.brews"]
+    assert fee_ask("Offer her $500, she asked for it", CREATORS) is None  # which "her"?
+
+
+@pytest.mark.parametrize(("comment", "said"), [
+    ("Include the booking link alma.cafe/brunch", ["the booking link alma.cafe/brunch"]),
+    ("Make sure they know we're closed on Mondays", ["we're closed on Mondays"]),
+    ("Don't mention the price, just the free tasting", []),
+    ("mention the discount code ALMA15 in every message", ["the discount code ALMA15"]),
+])
+def test_what_a_comment_asks_the_messages_to_say(comment: str, said: list[str]) -> None:
+    assert mentions_in([comment]) == said
 
 
 def test_a_sign_off_and_a_form_no_text_can_take() -> None:

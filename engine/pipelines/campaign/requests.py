@@ -43,13 +43,13 @@ _RAISE = re.compile(r"\b(?:raise|bump|increase|add|up)\b[^.;\n]*\bby\s*$|\b(?:an
 _LOWER = re.compile(r"\b(?:lower|reduce|cut|drop|decrease|down)\b[^.;\n]*\bby\s*$", re.I)
 _MORE_AFTER = re.compile(r"^\s*(?:more|extra)\b", re.I)
 _LESS_AFTER = re.compile(r"^\s*less\b", re.I)
-_ORDINAL = {"first": 0, "1st": 0, "second": 1, "2nd": 1, "third": 2, "3rd": 2, "fourth": 3,
-            "4th": 3, "fifth": 4, "5th": 4, "last": -1}
-_BY_ORDER = re.compile(r"\b(first|1st|second|2nd|third|3rd|fourth|4th|fifth|5th|last)\s+"
+_ORDINAL = {"first": 0, "1st": 0, "top": 0, "second": 1, "2nd": 1, "third": 2, "3rd": 2,
+            "fourth": 3, "4th": 3, "fifth": 4, "5th": 4, "last": -1}
+_BY_ORDER = re.compile(r"\b(first|1st|top|second|2nd|third|3rd|fourth|4th|fifth|5th|last)\s+"
                        r"(?:\w+\s+)?(?:creator|influencer|one|person|account|blogger|partner)"
                        r"|\b(?:creator|influencer)\s*#?\s*(\d)\b", re.I)
-_EVERYONE = re.compile(r"\b(?:everyone|everybody|each creator|every creator|all(?: the)? "
-                       r"creators|all of them|each of them|both(?: creators| of them)?)\b", re.I)
+_EVERYONE = re.compile(r"\b(?:everyone|everybody|(?:each|every|all(?: the)?) (?:creators?|fees?)|"
+                       r"all of them|each of them|both(?: creators| of them)?)\b", re.I)
 _TITLE = re.compile(r"^(?:dr|mr|mrs|ms|mx|prof)\.?$", re.I)
 _MENTION = re.compile(r"^\s*(?:please\s+)?(?:mention|say|add|include|tell|note|highlight)\b",
                       re.I)
@@ -91,7 +91,9 @@ def _named(comment: str, creators: list[Creator]) -> list[str]:
                       for part in re.findall(r"[\w'-]+\.?", name))]
     if by_name:
         return by_name
-    return [h for h, _ in creators] if _EVERYONE.search(comment) else []
+    if _EVERYONE.search(comment) or len(creators) == 1:  # "offer her $500": the only one
+        return [h for h, _ in creators]
+    return []
 
 
 def is_fee_comment(comment: str) -> bool:

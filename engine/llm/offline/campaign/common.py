@@ -121,14 +121,18 @@ def mentions_in(feedback: list[str]) -> list[str]:
     for f in feedback:
         for m in re.finditer(r"\b(?:mention|include|add|highlight|focus on|talk about|say|"
                              r"tell (?:them|creators|the creators)|let (?:them|creators) know|"
-                             r"point out|note)\b:?\s+"
-                             r"(?!@)([^.;\n!?]{3,80})", f, re.I):
+                             r"point out|note|remind them|make sure (?:they|creators|them) "
+                             r"know)\b:?\s+"
+                             r"(?!@)((?:[^.;\n!?]|\.(?=\S)){3,80})", f, re.I):
+            if _NOT_SAID.search(f[:m.start()]):  # "don't mention the price"
+                continue
             said = re.sub(r"^that\s+", "", m.group(1).strip().rstrip(","), flags=re.I)
             # "... in every message": where to say it, not what to say.
             out.append(_WHERE.sub("", said).strip() or said)
     return out
 
 
+_NOT_SAID = re.compile(r"\b(?:don'?t|do not|never|no need to|stop|avoid)\s+$", re.I)
 _WHERE = re.compile(r"\s+(?:in|to|on|at the end of)\s+(?:every|each|all(?: of)?(?: the)?|the|"
                     r"both)\s+(?:messages?|dms?|emails?|texts?|outreach|of them)\b.*$", re.I)
 
