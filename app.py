@@ -9,6 +9,7 @@ import streamlit as st
 
 from engine.interfaces.serve import refusal
 from ui.budget_banner import sidebar_budget_banner
+from ui.chart_slot import warm_plotly
 from ui.sidebar import render_sidebar
 from ui.startup import prepare_database
 from ui.worker import ensure_worker
@@ -50,6 +51,7 @@ if refused:
     st.stop()
 
 prepare_database()
+warm_plotly()  # Plotly's first-figure set-up, in the background once per process
 nav = {
     section: [st.Page(path, title=title, icon=icon)
               for path, title, icon in pages

@@ -19,6 +19,7 @@ from ui.calibration_figures import (
     frame,
     table_markdown,
 )
+from ui.chart_slot import chart_slot
 
 TTL = 600  # a safety net: the data version in each key already says when figures change
 WINDOWS = {"7 days": 7, "30 days": 30, "90 days": 90, "All time": None}
@@ -62,26 +63,31 @@ if not identity.can(reviewer.reviewer(), "view_traces"):
     st.warning("Calibration is for clinical leads, marketers, ops and admins. Enter your name "
                "under **Reviewer** in the sidebar.", icon=":material/lock:")
     st.stop()
-st.caption("Each critic's scores against what people then did with the very version it "
-           "scored: approved as is, approved over a flag (overridden), edited (and how much "
-           "they kept), sent back, rejected. A critic people agree with scores what they "
-           "approve high and what they send back low.")
+# The chart's place first (ui/chart_slot.py: the browser fetches Plotly while the queries run);
+# the caption and the window and kind choices go in `head`, above it.
+head = st.container()
+slot = chart_slot("fig_calibration", height=420)
+head.caption("Each critic's scores against what people then did with the very version it "
+             "scored: approved as is, approved over a flag (overridden), edited (and how much "
+             "they kept), sent back, rejected. A critic people agree with scores what they "
+             "approve high and what they send back low.")
 
-window = st.segmented_control(
+window = head.segmented_control(
     "What people did in the last", list(WINDOWS), default=DEFAULT_WINDOW, key="cal_window",
     help="Days are UTC. A longer window reads more of the history.") or DEFAULT_WINDOW
 since = _since(window)
 version = calibration.data_version()
 df = frame(_rows(database_url(), version, since))
 if df.empty:
-    st.info("No version has been scored and then approved, edited, sent back or rejected "
-            + ("yet." if since is None else f"in the last {window}: widen the window."),
-            icon=":material/info:")
+    slot.empty()
+    head.info("No version has been scored and then approved, edited, sent back or rejected "
+              + ("yet." if since is None else f"in the last {window}: widen the window."),
+              icon=":material/info:")
     st.stop()
 kinds = sorted(df["kind"].unique())
-kind = st.segmented_control("Kind", ["all", *kinds], default="all", key="cal_kind") or "all"
+kind = head.segmented_control("Kind", ["all", *kinds], default="all", key="cal_kind") or "all"
 figure, table = _drawn(database_url(), version, since, kind)
-st.plotly_chart(figure, key="fig_calibration")
+slot.plotly_chart(figure, key="fig_calibration")
 st.subheader("Per critic and prompt version", anchor=False)
 st.caption("Mean score (versions) for each thing people did; disagreement is the mean gap "
            "between the score and what people said (approved 1, sent back or rejected 0, "

@@ -13,6 +13,7 @@ from db.connect import database_url
 from engine import identity, ops
 from ui import reviewer
 from ui.budget_banner import budget_banner
+from ui.chart_slot import chart_slot
 from ui.lazy_tabs import lazy_tabs
 from ui.ops_figures import (
     cache_share_markdown,
@@ -61,12 +62,18 @@ if not identity.can(reviewer.reviewer(), "view_costs"):
     st.warning("Costs are for ops staff and admins. Enter your name under **Reviewer** in the "
                "sidebar, or ask an admin for the ops role.", icon=":material/lock:")
     st.stop()
-st.caption("Every LLM call, of either backend, summed in the database. Days are UTC; "
-           "numbers refresh every 30 seconds.")
-budget_banner()
+# The day charts' places first (ui/chart_slot.py: the browser fetches Plotly meanwhile); the
+# caption, filters and totals go in `head`, above them.
+head = st.container()
+left, right = st.columns(2)
+slots = (chart_slot("fig_spend", where=left), chart_slot("fig_tokens", where=right))
+head.caption("Every LLM call, of either backend, summed in the database. Days are UTC; "
+             "numbers refresh every 30 seconds.")
+with head:
+    budget_banner()
 
 today = datetime.now(UTC).date()
-c_date, c_kind, c_model, c_agent, c_stage = st.columns([3, 2, 3, 3, 2])
+c_date, c_kind, c_model, c_agent, c_stage = head.columns([3, 2, 3, 3, 2])
 picked = c_date.date_input("Dates (UTC)", value=(today - timedelta(days=29), today),
                            max_value=today, key="costs_dates")
 start, end = (picked if isinstance(picked, tuple) and len(picked) == 2
@@ -83,13 +90,15 @@ f = ops.OpsFilter(
 
 tot: ops.Totals = load("totals", f)
 if tot.calls == 0:
-    st.info("No LLM calls match these filters. Widen the dates or clear a filter; "
-            "`python -m engine seed-demo` fills a database with demo data.",
-            icon=":material/info:")
+    for slot in slots:
+        slot.empty()
+    head.info("No LLM calls match these filters. Widen the dates or clear a filter; "
+              "`python -m engine seed-demo` fills a database with demo data.",
+              icon=":material/info:")
     st.stop()
 econ: ops.RunEconomics = load("economics", f)
 
-row = st.container(horizontal=True, gap="medium")
+row = head.container(horizontal=True, gap="medium")
 for label, value, why in [
     ("Spend", usd(tot.cost_usd), "Priced calls only. Calls of models without a price are "
      "counted apart: their cost is unknown, not $0."),
@@ -105,13 +114,12 @@ for label, value, why in [
 ]:
     row.metric(label, value, help=why, width="content")
 if tot.unpriced:
-    st.caption(f":gray[:material/help: Plus {tot.unpriced:,} calls of unpriced models "
-               "(cost unknown). Add their price under Settings.]")
+    head.caption(f":gray[:material/help: Plus {tot.unpriced:,} calls of unpriced models "
+                 "(cost unknown). Add their price under Settings.]")
 
 split = "kind" if not f.kinds or len(f.kinds) > 1 else None
-left, right = st.columns(2)
-left.plotly_chart(spend_by_day_figure(load("by_day", f, split), split=split), key="fig_spend")
-right.plotly_chart(tokens_by_day_figure(load("by_day", f)), key="fig_tokens")
+slots[0].plotly_chart(spend_by_day_figure(load("by_day", f, split), split=split), key="fig_spend")
+slots[1].plotly_chart(tokens_by_day_figure(load("by_day", f)), key="fig_tokens")
 share = cache_share_markdown(load("breakdown", f, "agent"))
 if share:
     st.markdown(f":material/cached: **Prompt cache**, cached share of input tokens per agent: "

@@ -14,6 +14,7 @@ from engine import attempts, identity, traces
 from engine.errors import NotFound, ServiceError
 from engine.exports import otlp, trace_events
 from ui import reviewer
+from ui.chart_slot import chart_slot
 from ui.format import STATUS
 from ui.markdown import escape_inline
 from ui.ops_figures import seconds, usd
@@ -122,22 +123,30 @@ if not identity.can(reviewer.reviewer(), "view_traces"):
                "**Reviewer** in the sidebar.", icon=":material/lock:")
     st.stop()
 run_id = _pick_run()
+# The timeline's place, holding a placeholder until the run's trace is read (ui/chart_slot.py:
+# the browser fetches Plotly meanwhile); cleared once the timeline is drawn below it. The
+# run's header and figures go in `head`, above it.
+head = st.container()
+body = st.container()
+loading = chart_slot("timeline", height=300, where=body)
 if run_id is None:
+    loading.empty()
     st.info("No runs yet: start one, or fill a demo database with `python -m engine seed-demo`.")
     st.stop()
 try:
     trace = _trace(database_url(), run_id)
 except NotFound as exc:
+    loading.empty()
     st.error(str(exc))
     st.stop()
 
 label, color, icon = STATUS.get(trace.status, (trace.status, "gray", ":material/help:"))
-st.markdown(f"**{trace.title}** · {trace.kind} · :{color}[{icon} {label}]"
-            + (f" ({trace.halt_reason.replace('_', ' ')})" if trace.halt_reason else ""))
-st.page_link("pages/run.py", label="Open the run", icon=":material/article:",
-             query_params={"run": str(run_id)})
+head.markdown(f"**{trace.title}** · {trace.kind} · :{color}[{icon} {label}]"
+              + (f" ({trace.halt_reason.replace('_', ' ')})" if trace.halt_reason else ""))
+head.page_link("pages/run.py", label="Open the run", icon=":material/article:",
+               query_params={"run": str(run_id)})
 calls = trace.calls
-m = st.columns(6)
+m = head.columns(6)
 m[0].metric("Steps", len(trace.steps))
 m[1].metric("LLM calls", len(calls))
 m[2].metric("Cost", usd(trace.cost_usd) if not trace.unpriced_calls or trace.cost_usd
@@ -212,7 +221,9 @@ def _timeline_and_call(url: str, run_id: int) -> None:
                 "started": st.column_config.DatetimeColumn(format="MM-DD HH:mm:ss")})
 
 
-_timeline_and_call(database_url(), run_id)
+with body:
+    _timeline_and_call(database_url(), run_id)
+loading.empty()
 
 st.subheader("Export")
 e = st.columns(4)

@@ -62,10 +62,12 @@ def _wait_healthy(url: str, proc: subprocess.Popen[bytes], log: Path, timeout: f
 
 @contextmanager
 def serve(script: Path, database_url: str, log: Path, *, env: dict[str, str] | None = None,
-          timeout: float = 60) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
-    """`streamlit run script` on a free localhost port over `database_url`, offline, until the
-    block ends: (its address, its process)."""
-    port = free_port()
+          timeout: float = 60,
+          port: int | None = None) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """`streamlit run script` on a free localhost port (or `port`: the pages bench restarts
+    the server on one address so a browser's cache is kept) over `database_url`, offline,
+    until the block ends: (its address, its process)."""
+    port = port or free_port()
     full_env = {k: v for k, v in os.environ.items()
                 if k not in ("OPENAI_API_KEY", "OPENAI_BASE_URL")}  # never a real model ...
     full_env.update({"DATABASE_URL": database_url, "DRAFTROOM_BACKEND": "offline",

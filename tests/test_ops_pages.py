@@ -13,6 +13,7 @@ from streamlit.testing.v1 import AppTest
 from demo.seed import SeedReport, seed_demo
 from engine import identity, ops, ops_settings, traces
 from testkit.seeding import month_safe_end
+from ui.chart_slot import LOADING, placeholder_figure
 from ui.ops_figures import compact, usd
 
 COSTS_TAB = "costs_tab"  # pages/costs.py's breakdown tabs
@@ -199,3 +200,38 @@ def test_the_sidebar_carries_the_budget_alerts(seeded: SeedReport) -> None:
 
     _statuses.clear()  # the banner caches this month's spend for 30 s
     assert "budget" not in _sidebar_text()
+
+
+def _charts(at: AppTest) -> list[str]:
+    """Each Plotly chart on the page, as the JSON the browser receives."""
+    return [c.proto.spec for c in at.get("plotly_chart")]
+
+
+def test_chart_places_end_with_their_chart_or_nothing(seeded: SeedReport) -> None:
+    """The 'Loading…' figures drawn at a chart's place before the queries (ui/chart_slot.py)
+    are always replaced: by the chart, or by nothing when there is none to draw."""
+    run_id = str(seeded.big_run_id)
+    for path, query in (("pages/costs.py", {}), ("pages/calibration.py", {}),
+                        ("pages/traces.py", {"run": run_id}), ("pages/run.py", {"run": run_id})):
+        charts = _charts(open_page(path, **query))
+        assert charts, path
+        assert not [c for c in charts if LOADING in c], path
+    # No chart to draw: an unknown run.
+    at = open_page("pages/traces.py", run="987654")
+    assert not _charts(at) and any("987654 does not exist" in e.body for e in at.error)
+
+
+def test_chart_places_are_cleared_when_there_is_nothing_to_draw(
+        db_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DRAFTROOM_INAPP_WORKER", "0")
+    at = open_page("pages/costs.py")
+    assert not _charts(at) and any("No LLM calls" in i.body for i in at.info)
+    at = open_page("pages/calibration.py")
+    assert not _charts(at) and any("No version has been scored" in i.body for i in at.info)
+
+
+def test_placeholder_figure_has_no_data_and_the_given_height() -> None:
+    # The pages bench counts a chart with traces as a page's first chart: never this one.
+    fig = placeholder_figure(420)
+    assert not fig.data and fig.layout.height == 420
+    assert fig.layout.annotations[0].text == LOADING

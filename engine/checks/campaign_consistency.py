@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from engine.checks.campaign_feedback import creators_in
 from engine.checks.findings import Finding, finding
 from engine.checks.request_coverage import quotes
 from engine.checks.sentences import split_sentences
@@ -31,7 +32,8 @@ from engine.checks.terms import (
     terms,
     word_set,
 )
-from engine.pipelines.campaign.goal import goal_product
+from engine.pipelines.campaign.goal import goal_months, goal_product, goal_targets
+from engine.pipelines.campaign.requests import fee_ask
 
 CHECK = "campaign_consistency"
 MIN_SHARE = 0.5
@@ -53,18 +55,21 @@ def goal_terms(run_input: dict[str, Any]) -> set[str]:
             if t not in brand and t not in people and t[:3] not in months}
 
 
-def _goal_months(goal: str) -> set[str]:
-    low = goal.lower()
-    return {m for m in data()["campaign_words"]["months"] if re.search(rf"\b{m}\b", low)}
-
-
 def _goal_numbers(goal: str) -> set[str]:
-    """The goal's numbers that are targets: not years, not days of a month, not part of a
-    product's name ("10-class passes", "3-pack")."""
-    months = "|".join(data()["campaign_words"]["months"])
-    plain = re.sub(rf"\b\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{months})\b|"
-                   rf"\b(?:{months})\s+\d{{1,2}}\b|\b\d+-[a-z]", " ", goal.lower())
-    return {n for n in numbers(plain) if not re.fullmatch(r"(?:19|20)\d\d", n)}
+    """The goal's targets as `numbers` writes them (goal.goal_targets: not years, days of a
+    month, durations or a number in a name, "10-class passes", "mineral SPF 30")."""
+    return {t.value for t in goal_targets(goal)}
+
+
+def _says(text: str, phrases: list[str]) -> bool:
+    """A phrase as whole words ("roi" is not in "croissant")."""
+    low = text.lower()
+    return any(re.search(rf"(?<![a-z0-9]){re.escape(p)}(?![a-z0-9])", low) for p in phrases)
+
+
+def _names_month(text: str, month: str) -> bool:
+    """"June" or its short form ("Jun 2027", "Sept")."""
+    return bool(re.search(rf"\b{month[:3]}", text, re.I))
 
 
 def creator_sections(text: str) -> dict[str, str]:
@@ -172,14 +177,16 @@ def _fees(stage: str, text: str) -> dict[str, float]:
 
 def _fee_over(stage: str, text: str, run_input: dict[str, Any],
               context: dict[str, Any], asked: list[str]) -> list[Finding]:
-    """`asked`: people's comments on this stage; a fee one of them names is their decision
-    (the plan, later, must still say why)."""
+    """`asked`: people's comments on this stage; a fee one of them sets for a creator, or
+    names, is their decision (the plan, later, must still say why)."""
     limit = _per_creator(run_input, context, text, stage)
     if limit is None or has_phrase(text, data()["campaign_words"]["fee_reasons"]):
         return []
     named = set().union(set(), *(numbers(c) for c in asked))
+    creators = creators_in(text if stage == "outreach" else str(context.get("outreach") or ""))
+    decided = {h.lower() for c in asked if (ask := fee_ask(c, creators)) for h in ask.handles}
     over = {h: f for h, f in _fees(stage, text).items()
-            if f > limit * 1.01 and f"{f:.0f}" not in named}
+            if f > limit * 1.01 and f"{f:.0f}" not in named and h not in decided}
     if not over:
         return []
     said = ", ".join(f"{h} ${f:,.0f}" for h, f in over.items())
@@ -220,7 +227,9 @@ _AMOUNT = re.compile(r"[$\u20ac\u00a3]\s?\d[\d,.]*k?|\d[\d,.]*\s?(?:usd|dollars|
 def _creator_facing(text: str, run_input: dict[str, Any]) -> list[Finding]:
     goal = str(run_input.get("goal") or "")
     targets = _goal_numbers(goal)
-    money_goal = bool(_AMOUNT.search(goal))
+    # An amount of money in a message is a fee or a price unless the goal counts that very
+    # amount ("$5,000 in sales"): "we'd pay you $250" is no leak of "250 preorders".
+    money_targets = targets & set().union(set(), *(numbers(a) for a in _AMOUNT.findall(goal)))
     out = []
     cursor = 0  # sections come in the text's order: two identical bodies are two places
     for h, body in creator_sections(text).items():
@@ -228,8 +237,9 @@ def _creator_facing(text: str, run_input: dict[str, Any]) -> list[Finding]:
         cursor = base + len(body)
         for a, b in split_sentences(body):
             s = body[a:b]
-            counted = s if money_goal else _AMOUNT.sub(" ", s)  # a fee is not the goal's count
-            if (has_phrase(s, data()["campaign_words"]["kpi"]) or quotes(s, goal)
+            counted = _AMOUNT.sub(lambda m: m.group() if numbers(m.group()) & money_targets
+                                  else " ", s)
+            if (_says(s, data()["campaign_words"]["kpi"]) or quotes(s, goal)
                     or targets & numbers(counted)):
                 out.append(finding(CHECK, "campaign", "kpi_in_message", s.strip(),
                                    f"Keep internal goals and KPIs out of the message to {h}: "
@@ -254,12 +264,14 @@ def _goal_dates_and_numbers(stage: str, text: str, run_input: dict[str, Any]) ->
     if when is None:
         return []
     out = []
-    months = _goal_months(goal)
-    timeline = section(text, when).lower()
-    if months and timeline and not any(m in timeline for m in months):
+    months = goal_months(goal)
+    timeline = section(text, when)
+    missed = [m for m in months if not _names_month(timeline, m)]
+    if missed and timeline.strip():
         out.append(finding(CHECK, "campaign", "timeline_mismatch", " ".join(
-            list_items(section(text, when))[:1]) or when,
-            f"The goal names {', '.join(sorted(months))}: date the {when} by it.", text))
+            list_items(timeline)[:1]) or when,
+            f"The goal names {', '.join(months)}: date the {when} by it "
+            f"({', '.join(missed)} missing).", text))
     targets = _goal_numbers(goal)
     have = numbers(section(text, metrics))
     if targets and section(text, metrics) and not targets <= have:

@@ -1,10 +1,12 @@
 """What a campaign's goal says, read from its own words: the product or offer it promotes,
-the date it names, the number it counts. The drafters (offline backend) write from these and
-the campaign checks hold every backend's drafts to them, so both read the goal the same way."""
+the months it names, the numbers it counts. The drafters (offline backend) write from these
+and the campaign checks hold every backend's drafts to them, so both read the goal the same
+way."""
 
 from __future__ import annotations
 
 import re
+from typing import NamedTuple
 
 # What the goal promotes: "launch our oat-milk cold brew", "get people to try our night cream",
 # "bring families in for the Saturday pancake brunch". The phrase ends where the goal goes on.
@@ -19,35 +21,153 @@ _GOAL_PRODUCT = [re.compile(p, re.I) for p in (
 _GOAL_PRODUCT_END = re.compile(
     r"\s+(?:to|for|this|next|among|in|at|with|by|during|before|after|across|so|and|that|"
     r"which|who|from|on|as|around)\b|[,.;:!?()\n]", re.I)
-_MONTHS = ("january|february|march|april|may|june|july|august|september|october|november|"
-           "december")
-_DATE = re.compile(rf"\b(?:by|before|until|in|during|for)\s+((?:the\s+)?\d{{1,2}}(?:st|nd|rd|th)?"
-                   rf"\s+(?:of\s+)?(?:{_MONTHS})|(?:{_MONTHS})(?:\s+\d{{1,2}})?)\b", re.I)
-# The counted thing may itself hold a number ("80 new 10-class passes"); the count may be
-# written "50k".
-_TARGET = re.compile(r"\b(\d[\d,]*k?)\s+((?:[a-z0-9][\w'-]*\s+){0,3}?(?:\d+-)?[a-z][\w'-]*)"
-                     r"(?=\s+(?:by|before|until|in|for|from|at|this|next|during)\b|\s*[,.;(]|$)",
-                     re.I)
-
-
+MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August",
+          "September", "October", "November", "December")
+_MONTHS = "|".join(m.lower() for m in MONTHS)
+# A month by its name or its common short form ("Sept", "Jun"); "May" is a month only where
+# a date is being said ("in May", "May and June", "May 3"), not "customers may try".
+_MONTH = re.compile(r"\b(?:(january|february|march|april|june|july|august|september|october|"
+                    r"november|december)|(jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec)\.?"
+                    r"|(may))\b", re.I)
+_MAY_BEFORE = re.compile(r"(?:\b(?:in|by|before|until|till|through|thru|during|from|to|and|or|"
+                         r"of|early|late|mid|since|after|end)|[-+,/\u2013\u2014&]|\d)\s*$", re.I)
+_MAY_AFTER = re.compile(r"^\s*(?:\d|and\b|or\b|to\b|through\b|until\b|[-+/\u2013\u2014&,]|$)",
+                        re.I)
+_RANGE_WORD = re.compile(r"\b(?:to|through|thru|until|till)\b|[-\u2013\u2014]", re.I)
+_DEADLINE = re.compile(r"\b(by|before|until|till)\s+(?:the\s+)?(?:(end|start|middle)\s+of\s+)?"
+                       r"((?:mid|early|late)[- ])?(?:\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?)?$",
+                       re.I)
+_DATE = re.compile(rf"\b(?:by|before|until|in|during|for)\s+(?:the\s+)?(?:end\s+of\s+)?"
+                   rf"((?:the\s+)?\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{_MONTHS})|"
+                   rf"(?:{_MONTHS})(?:\s+\d{{1,2}}\b)?)\b", re.I)
 # "(1 April 2027 to 30 April 2027)": the dates the intake writes after a campaign's goal.
 _RANGE = re.compile(rf"\(\s*[^)]*?\bto\s+(\d{{1,2}}\s+(?:{_MONTHS}))\b[^)]*\)", re.I)
+
+
+def _months_at(goal: str) -> list[tuple[int, int, str]]:
+    """(start, end, month's full name) for each month the goal names, in its order."""
+    out = []
+    for m in _MONTH.finditer(goal):
+        if m.group(3) and not (_MAY_BEFORE.search(goal[:m.start()])
+                               or _MAY_AFTER.match(goal[m.end():])):
+            continue
+        word = (m.group(1) or m.group(2) or m.group(3)).lower()[:3]
+        out.append((m.start(), m.end(), next(x for x in MONTHS if x.lower()[:3] == word)))
+    return out
+
+
+def goal_months(goal: str) -> list[str]:
+    """Every month the goal names ("May and June", "june to august", "september + october",
+    "by end of April"), full names, in the goal's order, each once."""
+    return list(dict.fromkeys(name for _, _, name in _months_at(goal)))
+
+
+def goal_window(goal: str) -> str | None:
+    """The goal's dates as a phrase a brief can carry: "in October", "in May and June",
+    "from June to August", "by the end of April", "by 15 March" (None: no month named)."""
+    found = _months_at(goal)
+    names = list(dict.fromkeys(name for _, _, name in found))
+    if not names:
+        return None
+    first, last = found[0], found[-1]
+    if len(names) == 1:
+        lead = _DEADLINE.search(goal[:first[0]])
+        if lead:
+            day = re.search(r"(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?$", goal[:first[0]])
+            day_after = re.match(r"\s+(\d{1,2})\b", goal[first[1]:])
+            when = (f"{day.group(1)} " if day else "") + names[0] + (
+                f" {day_after.group(1)}" if day_after else "")
+            part = f"the {lead.group(2).lower()} of " if lead.group(2) else ""
+            part += (lead.group(3) or "").lower()
+            return f"{lead.group(1).lower()} {part}{when}"
+        return f"in {names[0]}"
+    if _RANGE_WORD.search(goal[first[1]:last[0]]):
+        return f"from {names[0]} to {names[-1]}"
+    return "in " + ", ".join(names[:-1]) + f" and {names[-1]}"
 
 
 def goal_date(goal: str) -> str | None:
     """The date the goal names ("by 15 March" -> "15 March", "in May" -> "May"; the end of
     the campaign's dates when it gives them)."""
     m = _RANGE.search(goal) or _DATE.search(goal)
-    return m.group(1) if m else None
+    if m:
+        return m.group(1)
+    months = goal_months(goal)
+    return months[-1] if months else None
 
 
-def goal_target(goal: str) -> str | None:
-    """The goal's own number with what it counts ("300 sign-ups", "500 holiday gift sets")."""
-    for m in _TARGET.finditer(goal):
-        if not re.fullmatch(r"(?:19|20)\d\d", m.group(1)) and not re.match(
-                rf"(?:{_MONTHS})\b", m.group(2), re.I):
-            return f"{m.group(1)} {m.group(2)}"
-    return None
+class Target(NamedTuple):
+    """A number the goal counts."""
+    number: str
+    """As written: "1,000", "15%", "$5,000", "50k"."""
+    value: str
+    """Without separators or units, as engine.checks.terms.numbers writes it: "1000", "15"."""
+    phrase: str
+    """The number with what it counts: "400 lattes sold through creator codes"."""
+
+
+_NUMBER = re.compile(r"(?<![\w.,/-])([$\u20ac\u00a3]\s?)?(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)"
+                     r"(k\b|%|\s?percent\b)?\+?(?![\w-]*\d)", re.I)
+_TEAM = re.compile(r"(?:[\w'-]+\s+){0,2}(?:creators?|(?:micro-?)?influencers?|bloggers?|"
+                   r"ambassadors?|instagrammers?|tiktokers?|youtubers?|vloggers?)\b", re.I)
+# A count's noun does not start with these ("120 to 200", "2 of them", "3 in local search").
+_NO_NOUN = {"to", "of", "in", "and", "or", "than", "per", "a", "an", "the", "is", "are", "+"}
+# What follows a number that says it is no count: a date, a duration, the team it is done with.
+_NOT_COUNTED = re.compile(
+    rf"^(?:st|nd|rd|th|-[a-z]|[:.]\d|\s*(?:am|pm)\b|\s+(?:of\s+)?(?:{_MONTHS})\b|\s+(?:of\s+)?"
+    r"(?:them|us|those|these)\b|\s+(?:creators?|influencers?|bloggers?|ambassadors?|"
+    r"(?:calendar\s+)?(?:days?|weeks?|months?|years?|hours?|minutes?|mins?|hrs?|"
+    r"weekends?|nights?)|yo|y/o|years?\s+old)\b)", re.I)
+# Words that end what a count counts ("350 sales in December", "80 regulars by April").
+_COUNT_END = re.compile(
+    r"\s(?:(?:by|before|until|till|during|from|at|this|next|within|over|among|across|with|so|"
+    r"while|when|after|for|on|per|each|every|via)\b|and\s+(?=[$\u20ac\u00a3]?\d)|"
+    rf"in\s+(?=the\b|\d|(?:{_MONTHS})\b|q\d\b|time\b))|\s[-\u2013\u2014]\s|[,.;:!?()\n]",
+    re.I)
+_TARGET_LEAD = re.compile(r"\b(?:goal|target|aim(?:\s+for)?|reach|hit|get|sell|want|to|at least)"
+                          r"\W*$", re.I)
+# A number right after a name inside the sentence is part of that name ("Tempo 3 trainers",
+# "mineral SPF 30", "No. 7 balm"); a capital at the start of a sentence is no name.
+_NAME_BEFORE = re.compile(r"(?<=[a-z0-9,] )[A-Z][\w'-]*\s*$|(?:^|\s)(?i:no\.?|nr\.?|#)\s*$")
+
+
+def goal_targets(goal: str) -> list[Target]:
+    """Every number the goal counts, in its order: "400 lattes sold through creator codes",
+    "300 bookings" and "15% conversion to shoe purchase", "1,000 units" and "5,000 site
+    visits", "30% of cleanser orders". Not years, days of a month, durations, ages, times of
+    day, the number of creators, a number inside a name ("10-class passes") or the product's
+    own name ("mineral SPF 30")."""
+    product = goal_product(goal) or ""
+    at = goal.lower().find(product.lower()) if product else -1
+    out = []
+    for m in _NUMBER.finditer(goal):
+        money, digits, unit = m.group(1), m.group(2), (m.group(3) or "").strip().lower()
+        after = goal[m.end():]
+        before = goal[:m.start()]
+        if (at >= 0 and at <= m.start() < at + len(product)) or (
+                _NAME_BEFORE.search(before) and not _TARGET_LEAD.search(before)):
+            continue
+        if not (money or unit) and (re.fullmatch(r"(?:19|20)\d\d", digits)
+                                    or _NOT_COUNTED.match(after)
+                                    or re.search(rf"\b(?:{_MONTHS})\s*$", goal[:m.start()], re.I)):
+            continue
+        end = _COUNT_END.search(after)
+        counted = (after[:end.start()] if end else after).strip()
+        counted = " ".join(counted.split()[:6])
+        if not (money or unit) and _TEAM.match(counted):
+            continue  # "2 local food bloggers": who does the campaign, not what it counts
+        if not (money or unit) and counted.split(" ", 1)[0].lower() in _NO_NOUN:
+            counted = ""
+        if not (money or unit or counted or _TARGET_LEAD.search(goal[:m.start()])):
+            continue
+        value = digits.replace(",", "")
+        if unit == "k":
+            value = str(int(float(value) * 1000))
+        elif value.endswith(".0"):
+            value = value[:-2]
+        number = goal[m.start():m.end()].strip()
+        out.append(Target(number, value, f"{number} {counted}".strip()))
+    return out
 
 
 def goal_product(goal: str) -> str | None:

@@ -21,7 +21,7 @@ from engine.llm.offline.campaign.common import (
 from engine.pipelines.base import DraftTask
 from engine.pipelines.campaign.brands import BrandOut
 from engine.pipelines.campaign.channels import LABELS
-from engine.pipelines.campaign.goal import goal_date, goal_target
+from engine.pipelines.campaign.goal import goal_date, goal_targets, goal_window
 from engine.pipelines.campaign.market import market_for
 from engine.pipelines.campaign.models import (
     BriefDraft,
@@ -45,8 +45,9 @@ def success_metrics(goal: str, budget: float, n: int, tag: str = "#ad") -> list[
     impressions = int(round(budget * 40, -3)) or 1000
     conversions = {"footfall": budget / 15, "launch": budget / 10, "sales": budget / 25,
                    "signups": budget / 5, "awareness": budget / 10}[kind]
-    target, date = goal_target(goal), goal_date(goal)
-    own = ([f"Goal: {target}" + (f" by {date}" if date else "")] if target else [])
+    # Each number the goal counts, as the goal writes it, with the goal's own dates.
+    window = goal_window(goal)
+    own = [f"Goal: {t.phrase}" + (f" {window}" if window else "") for t in goal_targets(goal)]
     return [
         *own,
         f"Impressions: at least {impressions:,} across the {n} creators' sponsored posts",
@@ -109,7 +110,9 @@ def draft_brief(task: DraftTask) -> BriefDraft:
         "Weeks 3-4: posts go live, staggered across creators",
         "Week 5: results gathered and reported against the success metrics",
     ]
-    if date := goal_date(str(i.get("goal", ""))):  # the goal's own date, not only weeks
+    if window := goal_window(str(i.get("goal", ""))):  # the goal's own dates, not only weeks
+        timeline.insert(0, f"Campaign dates: posts go live and results are counted {window}")
+    if date := goal_date(str(i.get("goal", ""))):
         timeline[-1] = f"Week 5 (by {date}): results gathered and reported against the goal"
     budget = float(i.get("budget") or 0)
     d = BriefDraft(

@@ -12,7 +12,7 @@ from engine.markdown import list_items
 from engine.pipelines.base import DraftTask
 from engine.pipelines.campaign.channels import LABELS
 from engine.pipelines.campaign.creators import per_creator_budget, reach_channel
-from engine.pipelines.campaign.goal import goal_date
+from engine.pipelines.campaign.goal import goal_date, goal_window
 from engine.pipelines.campaign.market import market_for
 from engine.pipelines.campaign.models import (
     BudgetLine,
@@ -63,6 +63,7 @@ def draft_plan(task: DraftTask) -> PlanDraft:
     shortlist: list[dict[str, Any]] = list(task.context.get("shortlist", []))
     outreach = parse_outreach(task.context.get("outreach", "") or "")
     campaign_channels = list(i.get("channels", []))
+    goal = str(i.get("goal", ""))
     n = max(1, len(shortlist))
     creator_share = budget * 0.70
     offered = _offered_fees(outreach)
@@ -105,6 +106,8 @@ def draft_plan(task: DraftTask) -> PlanDraft:
                  + _over_budget(deliverables, per_creator_budget(
                      budget, int(i.get("num_creators") or n)))),
         schedule=[
+            *([ScheduleItem(when="Campaign dates", activity=f"Posts go live and results are "
+                            f"counted {window}")] if (window := goal_window(goal)) else []),
             ScheduleItem(when="Week 1", activity="Send the approved outreach messages; follow up "
                                                  "after 3 days"),
             ScheduleItem(when="Week 2", activity="Agree terms, send products and promo codes, "
@@ -112,7 +115,7 @@ def draft_plan(task: DraftTask) -> PlanDraft:
             ScheduleItem(when="Week 3", activity="First wave of posts goes live; boost the best "
                                                  "performer"),
             ScheduleItem(when="Week 4", activity="Second wave of posts goes live"),
-            ScheduleItem(when=f"Week 5 (by {date})" if (date := goal_date(str(i.get("goal", ""))))
+            ScheduleItem(when=f"Week 5 (by {date})" if (date := goal_date(goal))
                          else "Week 5", activity="Collect results and report against the KPIs"),
         ],
         deliverables=deliverables,
