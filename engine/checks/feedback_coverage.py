@@ -12,8 +12,9 @@ against the version it was made about, so an answer given two versions ago still
   ("make the opening warmer") is answered by any real change;
 - a comment asking for the whole text to be shorter ("too long, shorten it", "fewer steps")
   is answered by a text at most 90% as long.
-A revision whose words and numbers are (nearly) those of its parent is no progress. Pure: the
-texts and the comments are arguments."""
+A comment the revision lists, whole or in part, under "Open points" is not answered, whatever
+else changed. A revision whose words and numbers are (nearly) those of its parent is no
+progress. Pure: the texts and the comments are arguments."""
 
 from __future__ import annotations
 
@@ -136,9 +137,21 @@ def _replaced(old: str, new: str, before: str, after: str) -> bool:
     return normalise(new) in normalise(after) and (now < was or now == 0)
 
 
+def _left_open(comment: str, after: str) -> bool:
+    """The draft itself lists the comment, or a sentence of it, as not done ("Open points":
+    'Not applied: "Could you also translate it into Hebrew?"'): whatever else changed, that
+    part is not answered."""
+    listed = normalise(" ".join(s.body for s in sections(after)
+                                if s.heading.lower().startswith(UNANSWERED_SECTIONS)))
+    if not listed:
+        return False
+    parts = [normalise(p) for p in re.split(r"(?<=[.!?])\s+", comment)]
+    return any(len(p.split()) >= 3 and p in listed for p in parts)
+
+
 def answered(comment: str, before: str, after: str) -> bool:
     """Whether `after` visibly answers `comment` made about `before`."""
-    if normalise(before) == normalise(after):
+    if normalise(before) == normalise(after) or _left_open(comment, after):
         return False
     if has_phrase(comment, data()["shortening"]) and not _POINTS_AT_PART.search(comment):
         return len(normalise(after).split()) <= SHORTER * len(normalise(before).split())
