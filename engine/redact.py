@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import re
+from functools import lru_cache
 from typing import Any
 
 from engine.config import setting
@@ -26,10 +27,30 @@ def _pii_enabled() -> bool:
 _IN_IDENTIFIER = re.compile(r"\w[-_/=#]$")
 
 
+@lru_cache(maxsize=1)
+def _public_lines() -> re.Pattern[str]:
+    """Every crisis line the desk knows (engine/checks/data/crisis_regions.toml), with any
+    spacing: a service's public number, not a person's, so a reviewer's "add the
+    TelefonSeelsorge, 0800 111 0 111" keeps it."""
+    from engine.checks import crisis
+
+    numbers = {re.sub(r"\D", "", n) for r in crisis.data().regions.values()
+               for line in r.lines for n in line.numbers}
+    return re.compile("|".join(r"(?<!\d)" + r"[\s\-.]?".join(d) + r"(?!\d)"
+                               for d in sorted(numbers, key=len, reverse=True)))
+
+
+def _in_public_line(text: str, start: int, end: int) -> bool:
+    return any(m.start() < end and start < m.end() for m in _public_lines().finditer(text))
+
+
 def _is_phone(text: str, start: int, number: str) -> bool:
     """Whether a stretch the phone pattern found is a phone number and not a pid, a decimal,
-    a version or an identifier's digits: the pattern alone took all of those."""
+    a version, an identifier's digits or part of a crisis line: the pattern alone took all of
+    those."""
     if sum(ch.isdigit() for ch in number) < 7:
+        return False
+    if _in_public_line(text, start, start + len(number)):
         return False
     if _IN_IDENTIFIER.search(text[max(0, start - 2):start]):
         return False

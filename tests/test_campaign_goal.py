@@ -29,6 +29,9 @@ from tools import evaluate_fresh as fresh
     ("Reach 50k followers so customers may come back", ["50000"], [], None),
     ("Introduce the No. 7 hand balm to gardeners; goal: 1,200 orders before 1 May",
      ["1200"], ["May"], "before 1 May"),
+    ("Double weekday covers from 120 to 240 by mid-March with 2 local food bloggers",
+     ["240"], ["March"], "by mid-March"),
+    ("Get 500+ followers for women over 40; top 3 in local search", ["500"], [], None),
 ])
 def test_the_goal_gives_every_count_and_month(goal: str, values: list[str], months: list[str],
                                               window: str | None) -> None:

@@ -15,6 +15,7 @@ from testkit.fake_openai import example_from_schema, find_schema, running
 from tests.test_follow_loop import OAT, cli
 
 DANA = "Sign the messages from our head barista Dana instead of the team"
+KIT = "Ask each creator for their media kit before we agree anything"
 REFILL = "Mention the free refill on launch day"
 
 
@@ -42,17 +43,17 @@ def test_offline_outreach_says_what_it_could_not_apply(
     to_outreach(capsys)
     before = latest(detail(capsys))["content"]
     assert not open_points(before)
-    cli(capsys, "revise", "1", "--comment", DANA)
+    cli(capsys, "revise", "1", "--comment", KIT)
     last = latest(detail(capsys))
     # Said where the reviewer reads it, not silently the same text ...
-    assert DANA in open_points(last["content"])
+    assert KIT in open_points(last["content"])
     assert last["content"] != before
     # ... never inside a creator-facing message ...
-    assert all("Dana" not in m.body and "Open points" not in m.body
+    assert all("media kit" not in m.body and "Open points" not in m.body
                for m in parse_outreach(last["content"]).messages)
     # ... and the check still reports the comment as not addressed: a note is no answer.
-    assert DANA in last["not_addressed"]
-    assert f'NOT ADDRESSED: "{DANA}"' in cli(capsys, "show", "1")
+    assert KIT in last["not_addressed"]
+    assert f'NOT ADDRESSED: "{KIT}"' in cli(capsys, "show", "1")
 
 
 def test_offline_outreach_applies_a_mention_and_lists_only_the_rest(

@@ -149,7 +149,12 @@ def test_a_comment_the_drafter_cannot_apply_shows_in_the_run(db_url: str) -> Non
     assert text != first
     assert "Ride one floor in an elevator with a friend." in text
     assert 'Not applied: "Also translate it into Klingon"' in text
-    assert not d.current.flags  # type: ignore[union-attr]
+    # Half done is not done: the comment stays "not addressed" and the run does not report
+    # "thresholds met" over it (it stops as stalled when another try changes nothing).
+    assert d.current.not_addressed == [  # type: ignore[union-attr]
+        "Add a step about riding one floor in an elevator with a friend. Also translate it "
+        "into Klingon"]
+    assert d.halt_reason != "thresholds_met"
 
 
 def test_outreach_offers_the_fee_a_person_names_and_mentions_read_as_sentences(

@@ -58,3 +58,11 @@ def test_redact_input_counts_what_it_took(monkeypatch) -> None:  # type: ignore[
                    "channels": ["sms", "call [phone]"], "budget": 5000}
     assert found == {"email": 1, "phone": 2}
     assert r.describe_redactions(found) == "1 email address and 2 phone numbers"
+
+
+def test_a_crisis_line_the_desk_knows_is_no_personal_number(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    # A reviewer's "add the TelefonSeelsorge, 0800 111 0 111" kept it (it was "[phone]" before);
+    # a person's own number beside it still goes.
+    monkeypatch.delenv("DRAFTROOM_REDACT_PII", raising=False)
+    out = r.redact_text("Add the TelefonSeelsorge, 0800 111 0 111, and her mum on 0171 2345678.")
+    assert "0800 111 0 111" in out and "2345678" not in out and "[phone]" in out

@@ -90,7 +90,9 @@ def protocol_feedback_case(case: Case) -> dict[str, Any]:
 
 def _judge_comment(case: Case, before: str, d: Any) -> dict[str, Any]:
     text = d.current.content
-    noted = f'Not applied: "{case["comment"]}"' in text
+    # Reported: the drafter quotes the comment, or the sentence of it it could not apply.
+    flat = " ".join(case["comment"].split())
+    noted = any(q in flat for q in re.findall(r'Not applied: "(.+?)"(?: \(|$)', text, re.M))
     expect = case.get("expect")
     if expect in ("NOTE", "NOTE_OR_APPLIED"):
         applied = expect == "NOTE_OR_APPLIED" and text != before and not noted

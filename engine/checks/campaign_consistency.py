@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from engine.checks.campaign_feedback import creators_in
 from engine.checks.findings import Finding, finding
 from engine.checks.request_coverage import quotes
 from engine.checks.sentences import split_sentences
@@ -32,6 +33,7 @@ from engine.checks.terms import (
     word_set,
 )
 from engine.pipelines.campaign.goal import goal_months, goal_product, goal_targets
+from engine.pipelines.campaign.requests import fee_ask
 
 CHECK = "campaign_consistency"
 MIN_SHARE = 0.5
@@ -175,14 +177,16 @@ def _fees(stage: str, text: str) -> dict[str, float]:
 
 def _fee_over(stage: str, text: str, run_input: dict[str, Any],
               context: dict[str, Any], asked: list[str]) -> list[Finding]:
-    """`asked`: people's comments on this stage; a fee one of them names is their decision
-    (the plan, later, must still say why)."""
+    """`asked`: people's comments on this stage; a fee one of them sets for a creator, or
+    names, is their decision (the plan, later, must still say why)."""
     limit = _per_creator(run_input, context, text, stage)
     if limit is None or has_phrase(text, data()["campaign_words"]["fee_reasons"]):
         return []
     named = set().union(set(), *(numbers(c) for c in asked))
+    creators = creators_in(text if stage == "outreach" else str(context.get("outreach") or ""))
+    decided = {h.lower() for c in asked if (ask := fee_ask(c, creators)) for h in ask.handles}
     over = {h: f for h, f in _fees(stage, text).items()
-            if f > limit * 1.01 and f"{f:.0f}" not in named}
+            if f > limit * 1.01 and f"{f:.0f}" not in named and h not in decided}
     if not over:
         return []
     said = ", ".join(f"{h} ${f:,.0f}" for h, f in over.items())

@@ -9,9 +9,12 @@ against the version it was made about, so an answer given two versions ago still
   the comment asks for and at least half of its content terms, and must not merely paste the
   comment's own words back in ("That the cream is fragrance-free.");
 - a comment with no content terms ("too generic, redo it") or about how the text sounds
-  ("make the opening warmer") is answered by any real change.
-A revision whose words and numbers are (nearly) those of its parent is no progress. Pure: the
-texts and the comments are arguments."""
+  ("make the opening warmer") is answered by any real change;
+- a comment asking for the whole text to be shorter ("too long, shorten it", "fewer steps")
+  is answered by a text at most 90% as long.
+A comment the revision lists, whole or in part, under "Open points" is not answered, whatever
+else changed. A revision whose words and numbers are (nearly) those of its parent is no
+progress. Pure: the texts and the comments are arguments."""
 
 from __future__ import annotations
 
@@ -20,6 +23,7 @@ from typing import Literal
 
 from pydantic import BaseModel
 
+from engine.checks.campaign_feedback import campaign_answered
 from engine.checks.findings import Finding, finding
 from engine.checks.terms import (
     data,
@@ -34,10 +38,24 @@ from engine.loop.decide import unchanged as no_change  # the one definition (the
 
 CHECK = "feedback_coverage"
 MIN_SHARE = 0.5
+SHORTER = 0.9
+"""A comment asking for a shorter text is answered by one at most this share of the words."""
 _QUOTED = re.compile(r"[\"\u201c]([^\"\u201d]{8,})[\"\u201d]"
                      r"|(?:(?<=\s)|^)['\u2018]([^'\u2019\n]{3,80}?)['\u2019](?=[\s;:,.!?)]|$)")
+_Q, _QE = "['\"\u2018\u201c]", "['\"\u2019\u201d]"
+# "Replace 'a supermarket' with 'Tesco on Kingsway'", "use 'failing my baby' instead of 'bad
+# mother'": answered when the new words are in and the old ones are (mostly) gone.
+_REPLACE = (re.compile(rf"\b(?:replace|swap|change)\s+{_Q}(?P<old>.+?){_QE}\s+(?:with|for|to|by|"
+                       rf"into)\s+{_Q}(?P<new>.+?){_QE}(?=[\s.,;:!?)-]|$)", re.I),
+            re.compile(rf"\buse\s+{_Q}(?P<new>.+?){_QE}\s+instead\s+of\s+{_Q}(?P<old>.+?){_QE}"
+                       r"(?=[\s.,;:!?)-]|$)", re.I))
+# "Step 3 is too long": a comment about one part is judged by what changed there.
+_POINTS_AT_PART = re.compile(r"\b(?:step|line|sentence|question|message)\s*#?\d|\bthe (?:first|"
+                             r"last|second|third|opening|closing) (?:step|line|sentence|"
+                             r"paragraph|question)", re.I)
 _LIST_MARK = re.compile(r"^\s*(?:\d+[.)]|[-*+])\s+")
-_NAME = re.compile(r"\b[A-Z][a-z]+\b")
+# A capitalised word that does not open a sentence ("Good start. Please add..." names no one).
+_NAME = re.compile(r"(?<![.!?]\s)(?<![.!?]\s\s)\b[A-Z][a-z]+\b")
 
 
 class Comment(BaseModel):
@@ -79,7 +97,8 @@ def _wants_removal(comment: str) -> bool:
 
 
 def _names(comment: str) -> set[str]:
-    """Capitalised words inside the comment (not its first word): people, places, services."""
+    """Capitalised words inside the comment (not opening it or a sentence): people, places,
+    services."""
     return {m.group() for m in _NAME.finditer(comment)
             if m.start() > 0 and m.group().lower() not in word_set("stopwords")}
 
@@ -112,10 +131,33 @@ def _removed(target: str, before: str, after: str) -> bool:
     return all(normalise(line) not in kept for line, v in share.items() if v == best)
 
 
+def _replaced(old: str, new: str, before: str, after: str) -> bool:
+    core = re.sub(r"^(?:an?|the)\s+", "", normalise(old))
+    was, now = normalise(before).count(core), normalise(after).count(core)
+    return normalise(new) in normalise(after) and (now < was or now == 0)
+
+
+def _left_open(comment: str, after: str) -> bool:
+    """The draft itself lists the comment, or a sentence of it, as not done ("Open points":
+    'Not applied: "Could you also translate it into Hebrew?"'): whatever else changed, that
+    part is not answered."""
+    listed = normalise(" ".join(s.body for s in sections(after)
+                                if s.heading.lower().startswith(UNANSWERED_SECTIONS)))
+    if not listed:
+        return False
+    parts = [normalise(p) for p in re.split(r"(?<=[.!?])\s+", comment)]
+    return any(len(p.split()) >= 3 and p in listed for p in parts)
+
+
 def answered(comment: str, before: str, after: str) -> bool:
     """Whether `after` visibly answers `comment` made about `before`."""
-    if normalise(before) == normalise(after):
+    if normalise(before) == normalise(after) or _left_open(comment, after):
         return False
+    if has_phrase(comment, data()["shortening"]) and not _POINTS_AT_PART.search(comment):
+        return len(normalise(after).split()) <= SHORTER * len(normalise(before).split())
+    swaps = [m for p in _REPLACE for m in p.finditer(comment)]
+    if swaps:
+        return all(_replaced(m.group("old"), m.group("new"), before, after) for m in swaps)
     removal = _wants_removal(comment)
     quoted = [a or b for a, b in _QUOTED.findall(comment)]
     if quoted and (removal or "rewrite" in comment.lower()):
@@ -151,7 +193,9 @@ def feedback_findings(kind: str, text: str, previous: str | None,
         before = c.before if c.before is not None else previous
         if before is None:
             continue
-        if not answered(c.text, before, text):
+        # Campaign outreach: fees and sign-offs are read off the messages themselves.
+        verified = campaign_answered(c.text, before, text) if kind == "campaign" else None
+        if not (answered(c.text, before, text) if verified is None else verified):
             out.append(finding(
                 CHECK, kind, "not_addressed", c.text,
                 f"Not addressed yet: {c.text!r}. Change the draft so it visibly answers this "

@@ -35,7 +35,8 @@ _MAY_AFTER = re.compile(r"^\s*(?:\d|and\b|or\b|to\b|through\b|until\b|[-+/\u2013
                         re.I)
 _RANGE_WORD = re.compile(r"\b(?:to|through|thru|until|till)\b|[-\u2013\u2014]", re.I)
 _DEADLINE = re.compile(r"\b(by|before|until|till)\s+(?:the\s+)?(?:(end|start|middle)\s+of\s+)?"
-                       r"(?:\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?)?$", re.I)
+                       r"((?:mid|early|late)[- ])?(?:\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?)?$",
+                       re.I)
 _DATE = re.compile(rf"\b(?:by|before|until|in|during|for)\s+(?:the\s+)?(?:end\s+of\s+)?"
                    rf"((?:the\s+)?\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{_MONTHS})|"
                    rf"(?:{_MONTHS})(?:\s+\d{{1,2}}\b)?)\b", re.I)
@@ -77,6 +78,7 @@ def goal_window(goal: str) -> str | None:
             when = (f"{day.group(1)} " if day else "") + names[0] + (
                 f" {day_after.group(1)}" if day_after else "")
             part = f"the {lead.group(2).lower()} of " if lead.group(2) else ""
+            part += (lead.group(3) or "").lower()
             return f"{lead.group(1).lower()} {part}{when}"
         return f"in {names[0]}"
     if _RANGE_WORD.search(goal[first[1]:last[0]]):
@@ -105,7 +107,11 @@ class Target(NamedTuple):
 
 
 _NUMBER = re.compile(r"(?<![\w.,/-])([$\u20ac\u00a3]\s?)?(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)"
-                     r"(k\b|%|\s?percent\b)?(?![\w-]*\d)", re.I)
+                     r"(k\b|%|\s?percent\b)?\+?(?![\w-]*\d)", re.I)
+_TEAM = re.compile(r"(?:[\w'-]+\s+){0,2}(?:creators?|(?:micro-?)?influencers?|bloggers?|"
+                   r"ambassadors?|instagrammers?|tiktokers?|youtubers?|vloggers?)\b", re.I)
+# A count's noun does not start with these ("120 to 200", "2 of them", "3 in local search").
+_NO_NOUN = {"to", "of", "in", "and", "or", "than", "per", "a", "an", "the", "is", "are", "+"}
 # What follows a number that says it is no count: a date, a duration, the team it is done with.
 _NOT_COUNTED = re.compile(
     rf"^(?:st|nd|rd|th|-[a-z]|[:.]\d|\s*(?:am|pm)\b|\s+(?:of\s+)?(?:{_MONTHS})\b|\s+(?:of\s+)?"
@@ -118,7 +124,8 @@ _COUNT_END = re.compile(
     r"while|when|after|for|on|per|each|every|via)\b|and\s+(?=[$\u20ac\u00a3]?\d)|"
     rf"in\s+(?=the\b|\d|(?:{_MONTHS})\b|q\d\b|time\b))|\s[-\u2013\u2014]\s|[,.;:!?()\n]",
     re.I)
-_TARGET_LEAD = re.compile(r"\b(?:goal|target|aim(?:\s+for)?|reach|hit|get|sell|want)\W*$", re.I)
+_TARGET_LEAD = re.compile(r"\b(?:goal|target|aim(?:\s+for)?|reach|hit|get|sell|want|to|at least)"
+                          r"\W*$", re.I)
 # A number right after a name inside the sentence is part of that name ("Tempo 3 trainers",
 # "mineral SPF 30", "No. 7 balm"); a capital at the start of a sentence is no name.
 _NAME_BEFORE = re.compile(r"(?<=[a-z0-9,] )[A-Z][\w'-]*\s*$|(?:^|\s)(?i:no\.?|nr\.?|#)\s*$")
@@ -147,6 +154,10 @@ def goal_targets(goal: str) -> list[Target]:
         end = _COUNT_END.search(after)
         counted = (after[:end.start()] if end else after).strip()
         counted = " ".join(counted.split()[:6])
+        if not (money or unit) and _TEAM.match(counted):
+            continue  # "2 local food bloggers": who does the campaign, not what it counts
+        if not (money or unit) and counted.split(" ", 1)[0].lower() in _NO_NOUN:
+            counted = ""
         if not (money or unit or counted or _TARGET_LEAD.search(goal[:m.start()])):
             continue
         value = digits.replace(",", "")

@@ -121,47 +121,20 @@ def mentions_in(feedback: list[str]) -> list[str]:
     for f in feedback:
         for m in re.finditer(r"\b(?:mention|include|add|highlight|focus on|talk about|say|"
                              r"tell (?:them|creators|the creators)|let (?:them|creators) know|"
-                             r"point out|note)\b:?\s+"
-                             r"(?!@)([^.;\n!?]{3,80})", f, re.I):
-            out.append(re.sub(r"^that\s+", "", m.group(1).strip().rstrip(","), flags=re.I))
-    return out
-
-
-_FEE = re.compile(  # names are capitalised, so only the verbs and units ignore case
-    r"\b(?i:offer|pay|give)\s+(@[\w.]*\w|(?:(?i:dr|mr|mrs|ms|mx)\.?\s+)?[A-Z][\w'-]+"
-    r"(?:\s+[A-Z][\w'-]+)?)\b[^.;\n]{0,40}?(?:\$\s?|(?i:usd)\s?)?(\d[\d,]*(?:\.\d+)?)\s*"
-    r"(?:(?i:k)\b)?")
-_TITLES = re.compile(r"^(?:dr|mr|mrs|ms|mx)\.?\s+", re.I)
-_ORDINAL_FEE = re.compile(
-    r"\b(?:offer|pay|give)\s+the\s+(first|second|third|fourth|fifth|last)\s+creator\b"
-    r"[^.;\n]{0,30}?(?:\$\s?|usd\s?)?(\d[\d,]*)\s*(k\b)?", re.I)
-_ORDINALS = {"first": 0, "second": 1, "third": 2, "fourth": 3, "fifth": 4, "last": -1}
-
-
-def fee_offers(feedback: list[str], shortlist: list[dict[str, Any]]) -> dict[str, int]:
-    """Fees a person asked to offer a creator, by handle: "Offer Dr. Vogel her usual fee of
-    1800 dollars", "pay @maya.brews $450". A creator is named by handle or by name."""
-    out: dict[str, int] = {}
-    for f in feedback:
-        for m in _FEE.finditer(f):
-            who = m.group(1).lower()
-            amount = float(m.group(2).replace(",", ""))
-            if m.group(0).rstrip().lower().endswith("k"):
-                amount *= 1000
-            if amount < 20:  # "offer Maya 2 posts" is not a fee
+                             r"point out|note|remind them|make sure (?:they|creators|them) "
+                             r"know)\b:?\s+"
+                             r"(?!@)((?:[^.;\n!?]|\.(?=\S)){3,80})", f, re.I):
+            if _NOT_SAID.search(f[:m.start()]):  # "don't mention the price"
                 continue
-            name = _TITLES.sub("", who).strip()
-            for e in shortlist:
-                names = (e.get("name") or "").lower().split()
-                if who == e["handle"].lower() or (name and all(
-                        part in names for part in name.split())):
-                    out[e["handle"]] = int(round(amount))
-        for m in _ORDINAL_FEE.finditer(f):  # "pay the first creator 650 USD"
-            amount = float(m.group(2).replace(",", "")) * (1000 if m.group(3) else 1)
-            k = _ORDINALS[m.group(1).lower()]
-            if shortlist and amount >= 20 and -len(shortlist) <= k < len(shortlist):
-                out[shortlist[k]["handle"]] = int(round(amount))
+            said = re.sub(r"^that\s+", "", m.group(1).strip().rstrip(","), flags=re.I)
+            # "... in every message": where to say it, not what to say.
+            out.append(_WHERE.sub("", said).strip() or said)
     return out
+
+
+_NOT_SAID = re.compile(r"\b(?:don'?t|do not|never|no need to|stop|avoid)\s+$", re.I)
+_WHERE = re.compile(r"\s+(?:in|to|on|at the end of)\s+(?:every|each|all(?: of)?(?: the)?|the|"
+                    r"both)\s+(?:messages?|dms?|emails?|texts?|outreach|of them)\b.*$", re.I)
 
 
 def stage_feedback(task: DraftTask) -> list[str]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from engine.checks.terms import data as coverage_data
 from engine.llm.offline.campaign.common import (
     FORMAL,
     brand_name_of,
@@ -189,8 +190,10 @@ def _evaluate_outreach(r: _Rubric, task: ReviewTask, brand: BrandOut | None) -> 
         r.lose("completion", 4, "There are no messages: write one per creator and channel.",
                "critical")
         return
+    # Creators are outside the company: an internal channel (Teams) is none to reach them on.
+    audience = coverage_data()["channel_audience"]
     missing = [(h, c) for h in creators for c in channels
-               if not getattr(doc.get(h, c), "body", "")]
+               if audience.get(c) != "internal" and not getattr(doc.get(h, c), "body", "")]
     if missing:
         listed = ", ".join(f"{h} on {LABELS.get(c, c)}" for h, c in missing[:6])
         r.lose("completion", min(4, len(missing)), f"Missing messages: {listed}"

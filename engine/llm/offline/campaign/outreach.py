@@ -15,7 +15,6 @@ from engine.llm.offline.campaign.common import (
     brand_of,
     casual,
     city,
-    fee_offers,
     feedback_mentions,
     first_name,
     mentions_in,
@@ -36,6 +35,14 @@ from engine.pipelines.campaign.models import (
     OutreachMessageOut,
 )
 from engine.pipelines.campaign.outreach import parse_outreach
+from engine.pipelines.campaign.requests import (
+    SignOff,
+    fee_ask,
+    is_fee_comment,
+    new_fee,
+    other_form,
+    sign_off,
+)
 
 PLATFORM_ASK = {
     "instagram": "one reel and two stories",
@@ -61,10 +68,20 @@ def _offer(entry: dict[str, Any], budget: float, n: int) -> int:
     return int(round(min(fee, cap) if fee else cap, -1))
 
 
+def _signature(signer: SignOff | None, brand_name: str) -> str | None:
+    """"Noa, events manager at Alma Cafe" (None: the team signs)."""
+    if signer is None:
+        return None
+    return f"{signer.name}, {signer.role} at {brand_name}" if signer.role else \
+        f"{signer.name}, {brand_name}"
+
+
 def _message(channel: str, e: dict[str, Any], *, brand: BrandOut | None, brand_name: str,
              goal: str, budget: float, n: int, personal: bool, extra: list[str],
-             short: bool, market: Market) -> tuple[str | None, str]:
+             short: bool, market: Market, signer: SignOff | None = None
+             ) -> tuple[str | None, str]:
     """(subject or title, body) for one creator on one channel, in the brand's register."""
+    signed = _signature(signer, brand_name)
     first = first_name(e.get("name") or e["handle"])
     easy = casual(brand)
     product = products_for(goal, brand)[0]
@@ -107,13 +124,14 @@ def _message(channel: str, e: dict[str, Any], *, brand: BrandOut | None, brand_n
              if easy else "Would you be available for a short call this week? Please reply "
              "to this email."),
             ("Cheers," if easy else "Kind regards,"),
-            f"The {brand_name} team",
+            signed or f"The {brand_name} team",
         ] if x)
         if short:
             body = "\n\n".join([f"Hi {first},", f"{who} {hook}",
-                                f"We'd pay {market.fee(offer)} for {ask} featuring our {product}.",
+                                f"We'd pay {market.fee(offer)} for {ask} featuring our {product}."
+                                + (f" {extras}" if extras else ""),
                                 disclose, "Interested? Just reply.",
-                                f"The {brand_name} team"])
+                                signed or f"The {brand_name} team"])
         return subject, body
     if channel == "teams":
         title = f"{brand_name} x {e.get('name') or first}: paid collaboration"
@@ -126,15 +144,18 @@ def _message(channel: str, e: dict[str, Any], *, brand: BrandOut | None, brand_n
             f"**Disclosure**\n{disclose}",
             "**Next step**\nReply here and we'll set up a short call." if easy else
             "**Next step**\nPlease reply here to arrange a short call.",
+            *([f"\u2014 {signed}"] if signed else []),
         ])
         return title, body
     tail = "Interested? Reply and we'll send the details." if easy else \
         "Would you like the details? Please reply."
-    core = (f"{hello} {who} {hook} We'd like to pay you {market.fee(offer)} for {ask} about our "
-            f"{product}. {extras} {disclose} {tail}")
+    core = (f"{hello} {who} {hook} We'd like to offer you a fee of {market.fee(offer)} for {ask} "
+            f"about our {product}. {extras} {disclose} {tail}")
     if short or channel == "sms":
         core = (f"{hello} {who} {hook} Would you post {ask} about our {product} for "
-                f"{market.fee(offer)}? {disclose} {tail}")
+                f"{market.fee(offer)}? {extras} {disclose} {tail}")
+    if signed:
+        core += f" \u2013 {signed}"
     core = re.sub(r"\s{2,}", " ", core).strip()
     if channel == "whatsapp":
         core = core.replace(market.fee(offer), f"**{market.fee(offer)}**", 1)
@@ -162,18 +183,52 @@ _DISCLOSE = re.compile(r"disclos", re.I)
 _COMPLIANCE = re.compile(r"banned|claim|compliance|avoid", re.I)
 
 
+def asked_fees(feedback: list[str], shortlist: list[dict[str, Any]], budget: float
+               ) -> tuple[dict[str, int], dict[str, str]]:
+    """The fees a person asked for, by handle, and the fee comments not applied with why:
+    a fee the drafter cannot place on a shortlisted creator, or one that would take the
+    creators' fees over the campaign's whole budget (a fee above the per-creator share is
+    applied: the plan says why it stands)."""
+    creators = [(e["handle"], str(e.get("name") or "")) for e in shortlist]
+    n = max(1, len(shortlist))
+    offers = {e["handle"]: _offer(e, budget, n) for e in shortlist}
+    fees: dict[str, int] = {}
+    refused: dict[str, str] = {}
+    for f in feedback:
+        ask = fee_ask(f, creators)
+        if ask is None:
+            if is_fee_comment(f):
+                refused[f] = "it names no creator on the shortlist"
+            continue
+        asked = {h: new_fee(ask, fees.get(h, offers[h])) for h in ask.handles}
+        total = sum((offers | fees | asked).values())
+        if budget and total > budget:
+            refused[f] = (f"the creators' fees would come to ${total:,.0f}, over the campaign's "
+                          f"${budget:,.0f} budget; change the budget or another fee")
+            continue
+        fees |= asked
+    return fees, refused
+
+
+def signer_of(feedback: list[str]) -> SignOff | None:
+    """Who signs the messages, by the latest comment that names someone."""
+    return next((s for f in reversed(feedback) if (s := sign_off(f))), None)
+
+
 def unapplied(feedback: list[str], shortlist: list[dict[str, Any]]) -> list[str]:
-    """A person's comments the templates have no rule for (sign them from Dana, move the call
-    to Friday): each is listed under "Open points" so the reviewer sees it was not applied,
-    instead of getting the same text back."""
-    return [f for f in feedback
-            if not (mentions_in([f]) or SHORTER.search(f) or fee_offers([f], shortlist)
-                    or _GENERIC.search(f) or _DISCLOSE.search(f) or _COMPLIANCE.search(f))]
+    """A person's comments the templates have no rule for (move the call to Friday, make it
+    a video, write it in German): each is listed under "Open points" so the reviewer sees it
+    was not applied, instead of getting the same text back. Fee comments are judged by
+    asked_fees."""
+    return [f for f in feedback if not is_fee_comment(f) and (other_form(f) or not (
+        mentions_in([f]) or SHORTER.search(f) or sign_off(f)
+        or _GENERIC.search(f) or _DISCLOSE.search(f) or _COMPLIANCE.search(f)))]
 
 
-def open_point(comment: str) -> str:
-    return (f'Not applied: "{comment}" (the offline drafter has no rule for this request; '
-            "edit the messages or say it in other words).")
+def open_point(comment: str, why: str = "") -> str:
+    return (f'Not applied: "{comment}" ('
+            + (why or "the offline drafter has no rule for this request; edit the messages or "
+               "say it in other words") + ").")
 
 
 def draft_outreach(task: DraftTask) -> OutreachDraft:
@@ -189,7 +244,8 @@ def draft_outreach(task: DraftTask) -> OutreachDraft:
     generic_note = bool(_GENERIC.search(notes_text))
     extra = feedback_mentions(task)
     short = wants_shorter(task)
-    fees = fee_offers(stage_feedback(task), shortlist)
+    fees, refused = asked_fees(stage_feedback(task), shortlist, budget)
+    signer = signer_of(stage_feedback(task))
     market = market_for(i, brand)
     messages = []
     for e in shortlist:
@@ -198,13 +254,14 @@ def draft_outreach(task: DraftTask) -> OutreachDraft:
         for ch in creator_channels(e, channels):
             kept = previous.get(e["handle"], ch) if previous else None
             redo = (kept is None or not kept.body or _targets(task.notes, e["handle"], ch)
-                    or generic_note or bool(extra) or short or e["handle"] in fees)
+                    or generic_note or bool(extra) or short or e["handle"] in fees
+                    or signer is not None)
             if redo:
                 # The first draft is the generic template; revisions personalise it.
                 subject, body = _message(ch, e, brand=brand, brand_name=brand_name,
                                          goal=str(i.get("goal", "")), budget=budget, n=n,
                                          personal=previous is not None, extra=extra,
-                                         market=market,
+                                         market=market, signer=signer,
                                          short=short or "length" in notes_text.lower())
             else:
                 subject, body = kept.subject, kept.body
@@ -220,4 +277,5 @@ def draft_outreach(task: DraftTask) -> OutreachDraft:
                 subject=subject, body=body))
     return OutreachDraft(brand_name=brand_name, creators=[e["handle"] for e in shortlist],
                          messages=messages, open_points=[
-                             open_point(f) for f in unapplied(stage_feedback(task), shortlist)])
+                             *(open_point(f, why) for f, why in refused.items()),
+                             *(open_point(f) for f in unapplied(stage_feedback(task), shortlist))])

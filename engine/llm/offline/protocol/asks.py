@@ -31,6 +31,10 @@ class _Asks:
     more_steps: bool = False
     extra_step: bool = False
     fewer_steps: bool = False
+    step_limit: int | None = None
+    """A person asked for at most this many steps ("cut it down to four steps")."""
+    fewer_asked: bool = False
+    """A person asked for fewer steps: cut to a short list, not only down to the maximum."""
     imperative: bool = False
     shorten_steps: bool = False
     shorten: bool = False
@@ -70,6 +74,11 @@ _NEW_TITLE = re.compile(
     r"[\"\u201c']?([^\"\u201d'\n]{3,60})[\"\u201d']?", re.I)
 
 
+_NUMBERS = {"three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8}
+_STEP_LIMIT = re.compile(r"\b(?:to|in|into|at most|no more than|max(?:imum)?(?: of)?|only)\s+"
+                         r"(\d|three|four|five|six|seven|eight)\s+steps\b", re.I)
+
+
 def _topics_to_add(text: str) -> list[str]:
     topics = [m.group(1) for m in _ADD_TOPIC.finditer(text)]
     topics += [m.group(1) for m in _ADD_SHORT.finditer(text)
@@ -100,6 +109,10 @@ def _read_request(text: str, asks: _Asks, *, from_human: bool) -> None:
     topical = bool(topics)
     if _has(low, r"too many steps|fewer steps|trim|8 or fewer|eight or fewer"):
         asks.fewer_steps = True
+        asks.fewer_asked |= from_human
+    if from_human and (m := _STEP_LIMIT.search(text)):
+        n = m.group(1).lower()
+        asks.step_limit = int(n) if n.isdigit() else _NUMBERS[n]
     elif not topical and _has(low, r"\b(more|another|extra|one more) steps?\b"):
         asks.extra_step = True
     elif not topical and _has(low, r"\bsteps?\b") and _has(

@@ -19,6 +19,8 @@ if TYPE_CHECKING:
 
 
 MIN_STEPS, MAX_STEPS = 4, 8
+FEWER_STEPS = 5
+"""What a person's "fewer steps, please" cuts a longer list to."""
 LONG_STEP_WORDS = 40
 """A step longer than this is hard to follow in the moment."""
 SHORT_STEP_WORDS = 30
@@ -222,12 +224,43 @@ _PRONOUNS = (("i'm", "you're"), ("i've", "you've"), ("i am", "you are"), ("i", "
              ("them", "you"), ("their", "your"), ("themselves", "yourself"))
 
 
-_THIRD = ((r"\b(?:him|her)self\b", "yourself"), (r"\bhis\b", "your"), (r"\bher\b", "your"),
+_THIRD = ((r"\b(?:him|her)self\b", "yourself"), (r"\bhis\b", "your"),
+          # "corrects her on the ward": her as an object is "you", before a noun "your"
+          (r"\bher\b(?=\s+(?:on|in|at|to|for|with|about|when|and|or|but|after|before|the|an?|"
+           r"up|down|off|out|back|again)\b|\s*[.,;:!?)]|\s*$)", "you"), (r"\bher\b", "your"),
           (r"\b(?:he|she)\b", "you"))
 
 
+IRREGULAR_GERUNDS = {"lying": "lie", "dying": "die", "tying": "tie"}
+_IRREGULAR = {"has": "have", "does": "do", "goes": "go", "is": "be", "lies": "lie", "dies": "die",
+              "ties": "tie", **IRREGULAR_GERUNDS}
+
+
+def base_verb(word: str) -> str:
+    """ "rides" -> "ride", "worries" -> "worry", "watches" -> "watch", "has" -> "have"."""
+    low = word.lower()
+    if low in _IRREGULAR:
+        return _IRREGULAR[low]
+    if re.search(r"[^aeiou]ies$", low):
+        return low[:-3] + "y"
+    if re.search(r"(?:sses|shes|ches|xes|zzes)$", low):
+        return low[:-2]
+    if low.endswith("s") and not low.endswith(("ss", "us", "is")):
+        return low[:-1]
+    return low
+
+
+_HE_SHE_VERB = re.compile(r"\b(?:he|she)\s+(?!(?:can|could|will|would|should|may|might|must|"
+                          r"did|had|was)\b)([a-z]+s)\b", re.I)
+_HE_SHE_IS = re.compile(r"\b(?:he|she)(?:'s|\u2019s| is)(?=\s+(\w+))", re.I)
+
+
 def third_to_second(text: str) -> str:
-    """The clinician's "his office", "when she feels" as the reader's "your", "you"."""
+    """The clinician's "his office", "when she feels" as the reader's "your", "you feel"."""
+    text = _HE_SHE_IS.sub(lambda m: "you've" if "s" in m.group(0)[-2:] and re.fullmatch(
+        r"\w+ed|been|got|gotten|stopped|lost|given|taken|done|made", m.group(1), re.I)
+        else "you're" if "'" in m.group(0) or "\u2019" in m.group(0) else "you are", text)
+    text = _HE_SHE_VERB.sub(lambda m: "you " + base_verb(m.group(1)), text)
     for pattern, repl in _THIRD:
         text = re.sub(pattern, repl, text, flags=re.I)
     return text

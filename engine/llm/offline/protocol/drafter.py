@@ -20,6 +20,7 @@ from engine.llm.offline.protocol.asks import _Asks, _read_asks
 from engine.llm.offline.protocol.common import (  # package-internal helpers
     _CRISIS,
     _PROFESSIONAL,
+    FEWER_STEPS,
     LONG_STEP_WORDS,
     MAX_STEPS,
     MIN_STEPS,
@@ -110,7 +111,9 @@ def _revise(doc: _Doc, ctx: _Context, asks: _Asks) -> _Doc:
     if asks.lengthen:
         _top_up_steps(doc, ctx, min(MAX_STEPS, max(len(doc.steps) + 1, 7)))
     if asks.fewer_steps:
-        _trim_steps(doc, MAX_STEPS, asks.add_topics)
+        _trim_steps(doc, FEWER_STEPS if asks.fewer_asked else MAX_STEPS, asks.add_topics)
+    if asks.step_limit:  # never under the minimum a protocol needs (the critic's floor)
+        _trim_steps(doc, max(MIN_STEPS, asks.step_limit), asks.add_topics)
     for topic in asks.add_topics:
         if _topic_in(topic, " ".join(doc.steps)):
             continue

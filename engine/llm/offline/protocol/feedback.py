@@ -10,16 +10,19 @@ import re
 from dataclasses import asdict, dataclass, field, replace
 
 from engine.checks import crisis
+from engine.llm.offline.protocol import comment_edits as ce
 from engine.llm.offline.protocol import library as lib
 from engine.llm.offline.protocol.asks import _Asks, _read_request, _topics_to_add
 from engine.llm.offline.protocol.common import (
     _CRISIS,
+    IRREGULAR_GERUNDS,
     MAX_STEPS,
     _cap,
     _Context,
     _end,
     _norm,
     _safe_fragment,
+    _screen,
     _to_second_person,
     _topic_in,
     third_to_second,
@@ -63,6 +66,8 @@ class Feedback:
     ensure: list[str] = field(default_factory=list)
     """What a "make sure it mentions X" comment wants in the draft."""
     specific: str | None = None
+    edits: list[ce.Edit] = field(default_factory=list)
+    """Replacements, clause steps, statements and quotes (comment_edits.py)."""
     unapplied: list[str] = field(default_factory=list)
 
 
@@ -73,6 +78,10 @@ def imperative(phrase: str) -> str | None:
     if len(words) < 2:  # "journaling" alone is a topic (library.TOPIC_STEPS), not an action
         return None
     first = words[0].lower()
+    if first in IRREGULAR_GERUNDS:  # lying -> lie
+        words = [IRREGULAR_GERUNDS[first], *words[1:]]
+        safe = _safe_fragment(" ".join(words), max_words=16)
+        return _end(_cap(_to_second_person(safe))) if safe else None
     if not first.endswith("ing") or len(first) < 5 or first in _NOT_GERUNDS:
         return None
     stem = first[:-3]
@@ -100,45 +109,58 @@ _SUPPORT = re.compile(r"\b(?:name|add|list|include)\s+(.{3,60}?),?\s+as\s+(?:som
                       r"a contact|the person|somebody)\b", re.I)
 
 
-def _requests(comments: list[str]) -> list[str]:
-    """Each sentence of each comment: one comment may ask for several things ("Ms. Ortiz"
-    is no sentence end)."""
-    out = []
-    for c in comments:
-        guarded = _ABBREVIATION.sub(lambda m: m.group(1) + "\u2024", c)
-        out += [p.strip().replace("\u2024", ".")
-                for p in re.split(r"(?<=[.!?;])\s+|\n+", guarded) if len(p.strip()) > 2]
-    return out
+def _sentences_of(comment: str) -> list[str]:
+    """The sentences of one comment ("Ms. Ortiz" is no sentence end)."""
+    guarded = _ABBREVIATION.sub(lambda m: m.group(1) + "\u2024", comment)
+    return [" ".join(p.split()).replace("\u2024", ".")
+            for p in re.split(r"(?<=[.!?;])\s+|\n+", guarded) if len(p.strip()) > 2]
 
 
 def read_feedback(comments: list[str]) -> Feedback:
     fb = Feedback()
-    for comment in _requests(comments):
-        before = len(fb.steps) + len(fb.mentions) + len(fb.offers) + len(fb.ensure)
-        if ensure := _phrases(_MAKE_SURE, comment):
-            fb.ensure += ensure
-            continue
-        for topic in _topics_to_add(comment):
-            if step := imperative(topic):
-                fb.steps.append(step)
-        removed = _removed_topics(comment)
-        fb.steps = [s for s in fb.steps if not any(_topic_in(r, s) for r in removed)]
-        for phrase in _phrases(_MENTION, comment):
-            step = imperative(phrase)
-            (fb.steps if step else fb.mentions).append(step or phrase)
-        fb.offers += _phrases(_OFFER, comment)
-        for m in _SUPPORT.finditer(comment):
-            if who := _safe_fragment(m.group(1).strip(" ,"), max_words=8):
-                fb.steps.append(_end(f"Add {who} to the people you can go to when things "
-                                     "feel hard"))
-        specific = _phrases(_SPECIFIC, comment)
-        if specific:
-            fb.specific = specific[-1]
-        found = (len(fb.steps) + len(fb.mentions) + len(fb.offers) + len(fb.ensure) > before
-                 or specific)
-        if not found and not _asks_anything(comment):
-            fb.unapplied.append(" ".join(comment.split()))
+    for comment in comments:
+        sentences = _sentences_of(comment)
+        requests = [s for s in sentences if ce.is_request(s)]
+        context = [s for s in sentences if s not in requests]
+        # A comment that asks in statements only ("This reads too grown-up.") is one request.
+        for sentence in requests or sentences:
+            if not _read_sentence(fb, sentence, context) and not _asks_anything(sentence):
+                fb.unapplied.append(sentence if requests or len(sentences) > 1 else
+                                    " ".join(comment.split()))
     return fb
+
+
+def _read_sentence(fb: Feedback, comment: str, context: list[str]) -> bool:
+    """Read what one sentence asks for into `fb`; whether it asked for anything here."""
+    before = len(fb.steps) + len(fb.mentions) + len(fb.offers) + len(fb.ensure)
+    if ensure := _phrases(_MAKE_SURE, comment):
+        fb.ensure += ensure
+        return True
+    if edits := ce.read_edits(comment, context):
+        fb.edits += edits
+        return True
+    for topic in _topics_to_add(comment):
+        if step := imperative(topic):
+            fb.steps.append(step)
+    removed = _removed_topics(comment)
+    fb.steps = [s for s in fb.steps if not any(_topic_in(r, s) for r in removed)]
+    for phrase in _phrases(_MENTION, comment):
+        step = imperative(phrase)
+        fact = None if step else ce.fact_for(phrase, context)
+        if fact:
+            fb.edits.append(ce.Edit(comment, "sentence", fact))
+        else:
+            (fb.steps if step else fb.mentions).append(step or phrase)
+    fb.offers += _phrases(_OFFER, comment)
+    for m in _SUPPORT.finditer(comment):
+        if who := _safe_fragment(m.group(1).strip(" ,"), max_words=8):
+            fb.steps.append(_end(f"Add {who} to the people you can go to when things "
+                                 "feel hard"))
+    specific = _phrases(_SPECIFIC, comment)
+    if specific:
+        fb.specific = specific[-1]
+    return bool(len(fb.steps) + len(fb.mentions) + len(fb.offers) + len(fb.ensure) > before
+                or specific or fb.edits and fb.edits[-1].source == comment)
 
 
 def _removed_topics(comment: str) -> list[str]:
@@ -220,9 +242,18 @@ def _ensure(doc: _Doc, ctx: _Context, phrase: str) -> None:
         _add_to_purpose(doc, keep)
 
 
+def _unapplied_line(comment: str) -> str:
+    line = (f'- Not applied: "{comment}" (the offline drafter has no rule for this request; '
+            "edit the draft or say it in other words).")
+    if _screen(f"## {OPEN_POINTS}\n\n{line}").flags:
+        # Quoted, it would put what the screen objects to into the draft itself.
+        return ("- Not applied: a comment whose wording the safety screen flags (not quoted "
+                "here); edit the draft by hand if it still applies.")
+    return line
+
+
 def _note_unapplied(doc: _Doc, comments: list[str]) -> None:
-    lines = [f'- Not applied: "{c}" (the offline drafter has no rule for this request; '
-             "edit the draft or say it in other words)." for c in comments]
+    lines = [_unapplied_line(c) for c in comments]
     for i, (heading, body) in enumerate(doc.extras_after):
         if heading.lower() == OPEN_POINTS.lower():
             new = [ln for ln in lines if ln not in body]
@@ -245,4 +276,5 @@ def apply_feedback(doc: _Doc, ctx: _Context, comments: list[str]) -> None:
         _add_to_purpose(doc, _sentence("You can also use {} alongside this exercise.", phrase))
     for phrase in fb.ensure:
         _ensure(doc, ctx, phrase)
-    _note_unapplied(doc, fb.unapplied)
+    failed = ce.apply(doc, fb.edits, _add_step)
+    _note_unapplied(doc, fb.unapplied + failed)

@@ -21,6 +21,7 @@ from engine.llm.offline.protocol.common import (
     _profile,
     _safe_fragment,
     _to_second_person,
+    base_verb,
     choose_exercise,
     named_technique,
     situation_from_intent,
@@ -34,7 +35,8 @@ _FOR_PERSON = re.compile(r"^(?:(?:for|with)\s+)?(?:an?|the)\s+(?:[\w-]+\s+){0,2}
                          r"(?=with\b|before\b|after\b|at\b|during\b|in\b)(?:with\s+)?", re.I)
 _TECHNIQUE_LEAD = re.compile(
     r"^(?:[\w'-]+\s+){0,3}?(?:record|activation|scheduling|solving|worksheet|routine|hygiene|"
-    r"exercise|postponement|time|restructuring|plan|breathing|worries)\s*(?:for|about|on|:)?\s+",
+    r"exercise|postponement|time|restructuring|plan|breathing|worries|form|sheet|steps|period|"
+    r"log|diary)\s*(?:for|about|on|around|with|regarding|re|to use|to do|to try|:|-)?\s+",
     re.I)
 _LEAD_VERB = re.compile(
     r"^(?:(?:stop|quit|keep)\s+\w+ing\s+(?:about|over|on)|(?:frets?|worr(?:y|ies)|thinks?|"
@@ -79,18 +81,67 @@ def focus_of(intent: str, asked: Request) -> str | None:
         return asked.feared or asked.event
     if m := _QUOTED.search(intent):
         thought = _safe_fragment(m.group(1), max_words=12)
-        return f"the thought '{_to_second_person(thought)}'" if thought else None
+        when = _phrase(intent[m.end():]) if re.match(r"\s+(?:every time|whenever|when|after|"
+                                                       r"before|if)\b", intent[m.end():]) else None
+        return (f"the thought '{_to_second_person(thought)}'" + (f" {when}" if when else "")
+                if thought else None)
     text = situation_from_intent(intent)
     if not text:
         return None
     for _ in range(2):  # "breathing exercise for ..."
-        text = _TECHNIQUE_LEAD.sub("", text, count=1)
+        text = _TECHNIQUE_LEAD.sub("", text, count=1).lstrip(" -\u2013\u2014:")
+    # "Insomnia - 55yo woman lies awake, watches TV in bed": the part that says more.
+    parts = [p for p in re.split(r"\s[-\u2013\u2014]\s|[\u2013\u2014]", text) if p.strip()]
+    text = next((p for p in parts if len(p.split()) > 1), parts[0] if parts else text).strip()
+    text = _lead_person(text)
+    if m := _BELIEF.match(text):
+        thought = _safe_fragment(re.split(r"[.;!?]", m.group(1))[0], max_words=12)
+        return f"the thought '{third_to_second(_to_second_person(thought))}'" if thought else None
+    person = _PERSON.match(text)
     text = _PERSON.sub("", text, count=1)
     text = _FOR_PERSON.sub("", text, count=1)
+    if person and (m := re.match(r"([a-z]+[^s\W]s)\b", text)):  # "who worries" -> "you worry"
+        text = f"you {base_verb(m.group(1))}{text[m.end():]}"
     text = _LEAD_VERB.sub("", text, count=1).strip(" ,.:;")
     text = third_to_second(text)
-    if len(text) < 3 or len(text.split()) > 10:
+    if len(text.split()) > FOCUS_WORDS and (cut := _CLAUSE_END.search(text)) \
+            and len(text[:cut.start()].split()) > 1:
+        text = text[:cut.start()].strip()
+    if len(text) < 3 or len(text.split()) > FOCUS_WORDS:
         return None
+    return text
+
+
+FOCUS_WORDS = 12
+"""A longer focus does not read as the situation in "Start from your own situation (...)"."""
+
+
+# "GAD client worries about money" -> "you worry about money"; "client's landlord" -> "your
+# landlord"; "new mum believes ..." -> a belief (_BELIEF).
+_LEAD_PERSON = re.compile(
+    r"^(?:(?:an?|the|my|our|this)\s+)?(?:[\w-]+\s+){0,2}?(?:clients?|patients?|pt|students?|"
+    r"person|man|woman|mum|mom|dad|father|mother|teen|teenager|girl|boy|nurse|carer|worker|"
+    r"engineer|driver|paramedic|teacher|widow|widower)(?P<own>'s|\u2019s)?\s+(?P<verb>[a-z]+)?",
+    re.I)
+_BELIEF = re.compile(r"^(?:you\s+)?(?:believes?|thinks?|is convinced|are convinced|convinced|"
+                     r"feels? like|tells? (?:her|him|them|your)sel(?:f|ves))\s+(?:that\s+)?(.+)",
+                     re.I)
+
+
+def _lead_person(text: str) -> str:
+    m = _LEAD_PERSON.match(text)
+    if not m or not m.group("verb"):
+        return text
+    verb = m.group("verb")
+    rest = text[m.end():]
+    if m.group("own"):
+        return f"your {verb}{rest}"
+    if verb.lower() in ("who", "whose", "that", "with", "after", "before", "at", "in"):
+        return text  # _PERSON and _FOR_PERSON read these
+    if verb.endswith("s") and not verb.endswith("ss"):
+        return f"you {base_verb(verb)}{rest}"
+    if verb.endswith("ing"):  # "a carer juggling her dad's appointments"
+        return f"{verb}{rest}"
     return text
 
 
@@ -111,9 +162,14 @@ _CLAUSE_END = re.compile(
     r"\s+(?:since|after|before|because|when|whenever|while|with an?|using|so that|so|who|"
     r"which|that|at work|in my head|in his head|in her head|all the time|every day|"
     r"again and again|over and over|again|last \w+|this \w+|"
-    r"for (?:a|an|the|my|his|her|their|someone|somebody|people|anyone)\b)"
-    r"\b|[,.;:!?()\n]", re.I)
+    r"for (?:a|an|the|my|his|her|their|someone|somebody|people|anyone)\b|where|please|pls|"
+    r"(?:in|for|over)\s+(?:\d+|a|an|the last|several|many|a few)\s+(?:\w+\s+)?(?:yrs?|years?|"
+    r"months?|weeks?|days?)|"
+    r"and (?:what|whether|how|why|has|have|had|is|was|gets?|got|can|can't|won't|avoids?|"
+    r"stopped|hides?|panics?|freezes?|feels?|wants?|needs?|now|she|he|they|you|i|we)\b)"
+    r"\b|\s[-\u2013\u2014]\s|[\u2013\u2014]|[,.;:!?()\n]", re.I)
 _FEARED = [re.compile(p, re.I) for p in (
+    r"\bfears\s+(?!(?:of|about|that|for|it|this)\b)(.+)",
     r"\bexposure\s+to\s+(?!a fear\b)(.+)",
     r"\b(?:exposure|hierarchy|ladder)\s*:\s*(.+)",
     r"\b(?:hides?|freezes?|shakes?|panics?)\s+(?:whenever|when|if)\s+there\s+(?:is|are|'s)\s+(.+)",
@@ -126,17 +182,24 @@ _FEARED = [re.compile(p, re.I) for p in (
     r"inside|during)\s+(.+)",
     r"\b(?:exposure|exposing\s+\w+|expose\s+\w+)\s+(?:to|around|for|with)\s+(?!a fear\b)(.+)",
     r"\bavoid(?:s|ing|ance of)?\s+(.+)",
+    r"\b(?:hasn't|has not|haven't|have not|hasnt|can't|cannot|won't|doesn't|does not|never)\s+"
+    r"(?:been\s+able\s+to\s+)?(?:taken|take|used|use|gone|go|been|ridden|ride|driven|drive|"
+    r"entered|enter|visited|visit|flown|fly|touched|touch|stepped|step|set foot)\s+"
+    r"(?:into|inside|onto|on|in|to|near|through)?\s*(.+)",
 )]
 _EVENT = [re.compile(p, re.I) for p in (
     r"\b(?:ruminat\w*|brood\w*|dwell\w*|obsess\w*|fixat\w*)"
-    r"(?:\s+(?:for|since)\s+(?:weeks|months|days|years|ages))?\s+(?:about|over|on)\s+(.+)",
+    r"(?:\s+[\w-]+){0,3}?\s+(?:about|over|on)\s+(.+)",
+    r"\b(?:can't|cannot|can not|unable to|won't|doesn't|does not)\s+let\s+go\s+of\s+(.+)",
+    r"\b(?:round and round|in circles)\s+(?:about|over|on)\s+(.+)",
     r"\b(?:going|go|goes|keep going)\s+over\s+(.+)",
     r"\breplay\w*\s+(.+)",
     r"\b(?:stop|can't stop|cannot stop|can not stop)\s+thinking\s+about\s+(.+)",
 )]
 _URGES = re.compile(
     r"\b(self[- ]?harm\w*|self[- ]?injur\w*|hurt(?:s|ing)?\s+(?:my|him|her|them|your)sel(?:f|ves)|"
-    r"urges?\s+to\s+(?:self|hurt|harm|cut|injure)|cutting|non-suicidal|"
+    r"urges?\s+to\s+(?:\w+\s+){0,2}?(?:self|hurt|harm|cut|injure|hit|punch|bang|scratch|burn|"
+    r"bite|pick)|cutting|non-suicidal|"
     r"(?:cut|burn|scratch|hit|punch|bite|bit)(?:s|es|ing)?\s+(?:my|him|her|them|your)sel(?:f|ves)|"
     r"(?:cut|burn|scratch)(?:s|es|ing)?\s+(?:my|his|her|their|your)\s+"
     r"(?:arms?|legs?|wrists?|thighs?|skin|stomach))", re.I)
@@ -148,10 +211,10 @@ def _phrase(text: str) -> str | None:
     cut = _CLAUSE_END.search(text)
     phrase = (text[:cut.start()] if cut else text).strip()
     phrase = _LEADING.sub("", phrase).strip()
-    if len(phrase) < 3 or len(phrase.split()) > 8:
+    if len(phrase) < 3 or len(phrase.split()) > 10:
         return None
-    safe = _safe_fragment(phrase, max_words=8)
-    return _to_second_person(safe) if safe else None
+    safe = _safe_fragment(phrase, max_words=10)
+    return third_to_second(_to_second_person(safe)) if safe else None
 
 
 # "Scared of losing my job" fears an outcome, not a situation to approach step by step.
@@ -168,10 +231,39 @@ def _first(patterns: list[re.Pattern[str]], text: str, *, situations: bool = Fal
     return None
 
 
+def _earliest(patterns: list[re.Pattern[str]], text: str) -> str | None:
+    """The phrase of the match that starts first in `text` ("replaying the interview, going
+    over every answer" is about the interview)."""
+    found = sorted((m.start(), m.group(1)) for p in patterns for m in p.finditer(text))
+    return next((phrase for _, g in found if (phrase := _phrase(g))), None)
+
+
+_FEAR_CUE = re.compile(r"\b(?:fear\w*|afraid|scared|terrified|frightened|phobi\w*|\w+phobi\w*|"
+                       r"avoid\w*|panic\w*|anxious|exposure|hierarch\w*|ladder)", re.I)
+# "needle phobia", "hospital avoidance": the word before names the feared thing.
+_KIND_OF_FEAR = re.compile(r"\b([a-z][a-z-]{2,})\s+(?:phobia|avoidance)\b", re.I)
+_NOT_A_THING = frozenset(("social", "the", "a", "an", "my", "her", "his", "their", "your", "our",
+                          "with", "of", "for", "and", "or", "no", "any", "this", "that", "some",
+                          "specific", "simple", "severe", "extreme", "intense", "mild",
+                          "experiential", "avoidant", "safety", "behaviour", "behavior"))
+
+
+def _feared(intent: str) -> str | None:
+    if m := _KIND_OF_FEAR.search(intent):
+        word = m.group(1).lower()
+        if word not in _NOT_A_THING and _safe_fragment(word, max_words=1):
+            return word if word.endswith(("s", "ing")) else word + "s"
+    if phrase := _first(_FEARED, intent, situations=True):
+        return phrase
+    low = intent.lower()
+    if not _FEAR_CUE.search(low) or _URGES.search(intent):
+        return None  # a breathing exercise for a bus driver fears no buses
+    return next((thing for pattern, thing in lib.FEARED_THINGS if re.search(pattern, low)), None)
+
+
 def read_request(intent: str) -> Request:
-    return Request(technique=named_technique(intent),
-                   feared=_first(_FEARED, intent, situations=True),
-                   event=_first(_EVENT, intent), urges=bool(_URGES.search(intent)))
+    return Request(technique=named_technique(intent), feared=_feared(intent),
+                   event=_earliest(_EVENT, intent), urges=bool(_URGES.search(intent)))
 
 
 def _context(data: dict[str, Any]) -> _Context:

@@ -24,7 +24,8 @@ data/language.json
 - crisis_pattern, professional_pattern, validating_phrases, judgemental_swaps,
   plain_swaps (plainer words for "use simpler words" and young audiences), wordy_clauses
   (padding a weaker first draft adds), imperative_verbs, skippable_leads: word lists the
-  offline critics and the drafter share."""
+  offline critics and the drafter share.
+- feared_things: what an exposure request fears when no phrase of it says (see "_feared_things")."""
 
 from __future__ import annotations
 
@@ -70,3 +71,4 @@ PLAIN_SWAPS: dict[str, str] = _LANGUAGE["plain_swaps"]
 WORDY_CLAUSES: tuple[str, ...] = _LANGUAGE["wordy_clauses"]
 IMPERATIVE_VERBS: frozenset[str] = frozenset(_LANGUAGE["imperative_verbs"])
 SKIPPABLE_LEADS: frozenset[str] = frozenset(_LANGUAGE["skippable_leads"])
+FEARED_THINGS: tuple[tuple[str, str], ...] = _LANGUAGE["feared_things"]

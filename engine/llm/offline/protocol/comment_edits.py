@@ -1,0 +1,261 @@
+"""More of what a person's comment can ask of a protocol draft, read and applied by the offline
+Drafter (feedback.py reads the rest):
+
+- a step described by a clause: "add a step where she rides the elevator to the 12th floor",
+  "add running on the spot for 60 seconds as a step";
+- a replacement: "replace 'a supermarket' with 'Tesco on Kingsway'";
+- a statement to add: "say that worry time is at 6pm";
+- a fact the comment gives and points at: "choir is on Thursdays at St Mary's, put that in",
+  "The hospital is Soroka. Name it.";
+- quoted words to put in a step: "put her exact thought in step 2: "...""
+
+A comment is read sentence by sentence. A sentence that asks for nothing ("Good start.",
+"His English isn't great.") is context: it is never reported as "not applied" on its own,
+and it is where the facts a pointer refers to come from."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from engine.llm.offline.protocol.common import (
+    _cap,
+    _end,
+    _norm,
+    _safe_fragment,
+    _to_second_person,
+    base_verb,
+    third_to_second,
+)
+from engine.llm.offline.protocol.doc import _Doc
+
+_LEAD = r"^\W*(?:(?:ok|okay|also|and|but|then|maybe|just|please|pls|kindly|now)[,\s]+)*"
+_REQUEST_START = re.compile(
+    _LEAD + r"(?:(?:can|could|would|will)\s+(?:you|we)\b|(?:add|include|mention|name|say|put|"
+    r"use|make|replace|swap|change|remove|drop|delete|cut|shorten|simplify|rewrite|redo|write|"
+    r"translate|turn|keep|give|offer|tell|explain|note|insert|list|start|end|move|split|avoid|"
+    r"focus|tailor|adapt|set|limit|let|bring|sign|lower|raise|reduce|increase|expand|lengthen|"
+    r"soften|show|ask|describe|skip|spell|quote|stress|emphasi[sz]e|highlight|clarify|specify|"
+    r"reword|rephrase|fix|correct|update|break|merge|combine|reorder|lose|get rid)\b)", re.I)
+_REQUEST_ANYWHERE = re.compile(
+    r"\b(?:please|pls|should|needs? to|must|would like|i'd like|want (?:you|it|this)|"
+    r"put (?:that|this|it) in|name (?:it|him|her|them))\b|\?\s*$", re.I)
+
+
+def is_request(sentence: str) -> bool:
+    """Whether a sentence of a comment asks for something (else it is context)."""
+    return bool(_REQUEST_START.search(sentence) or _REQUEST_ANYWHERE.search(sentence))
+
+
+# -- a step from a clause: "she rides" -> "ride" --------------------------------------------------
+
+_SUBJECT = re.compile(
+    r"^(?:she|he|they|you|we|the (?:client|patient|person|child|teen|reader)|[A-Z][a-z]+)\s+"
+    r"(?:can\s+|will\s+|could\s+|should\s+|has to\s+|have to\s+|gets to\s+|tries to\s+)?")
+def step_from_clause(clause: str) -> str | None:
+    """ "she rides the elevator in her building" -> "Ride the elevator in your building." """
+    clause = _SUBJECT.sub("", clause.strip(" ,.;:-"), count=1)
+    words = clause.split()
+    if len(words) < 2 or not words[0].isalpha():
+        return None
+    text = " ".join([base_verb(words[0]), *words[1:]])
+    safe = _safe_fragment(third_to_second(text), max_words=24)
+    return _end(_cap(_to_second_person(safe))) if safe else None
+
+
+# -- what a sentence asks for --------------------------------------------------------------------
+
+_STEP_WORD = r"(?:an?|one|another|the)?\s*(?:(?:extra|new|early|first|last|final|further)\s+)?step"
+_STEP_CLAUSE = re.compile(
+    r"\b(?:add|include|put in|insert|give (?:her|him|them))\s+" + _STEP_WORD +
+    r"\s+(?:where|in which|that|when|during which)\s+(.{3,200})", re.I)
+_AS_STEP = re.compile(
+    r"\b(?:add|include|put in|insert)\s+(.{3,160}?)\s+as\s+" + _STEP_WORD + r"\b", re.I)
+_Q = r"['\"\u2018\u201c]"
+_QE = r"['\"\u2019\u201d]"
+_REPLACE = [re.compile(p, re.I) for p in (
+    rf"\b(?:replace|swap|change)\s+{_Q}(?P<old>.+?){_QE}\s+(?:with|for|to|by|into)\s+"
+    rf"{_Q}(?P<new>.+?){_QE}(?=[\s.,;:!?)-]|$)",
+    rf"\buse\s+{_Q}(?P<new>.+?){_QE}\s+instead\s+of\s+{_Q}(?P<old>.+?){_QE}(?=[\s.,;:!?)-]|$)",
+)]
+_SAY_THAT = re.compile(
+    r"\b(?:say|state|add|note|explain|mention|make (?:it )?clear|tell (?:her|him|them|the "
+    r"(?:client|reader)))\s+that\s+(.{3,200})", re.I)
+_POINTER = re.compile(
+    r"\b(?:put (?:that|this|it) in|name (?:it|him|her|them|the \w+)|mention (?:it|that|this|"
+    r"him|her|them)|include (?:that|this|it)|use (?:that|this|it|the name)|add (?:that|this|it))"
+    r"\b", re.I)
+# "name the destination, Lisbon" -> "The destination is Lisbon."
+_NAME_AS = re.compile(r"\b[Nn]ame\s+(the|her|his|their|your)\s+([a-z][\w ]{2,30}?),?\s+(?:as\s+)?"
+                      r"((?>(?:(?:Mr|Ms|Mrs|Dr|Prof)\.?\s+)?[A-Z][\w'\u2019-]*"
+                      r"(?:\s+[A-Z][\w'\u2019-]*)*))"
+                      # "name X as someone she can go to" adds a support (feedback._SUPPORT)
+                      r"(?!,?\s+as\s+(?:someone|somebody|a person|a contact|the person))")
+_FACT = re.compile(r"\b(?:is|are|was|were|'s)\s+(?:called|named|at|on|in)?\b|\bcalled\b|"
+                   r"\bnamed\b", re.I)
+_QUOTE = re.compile(r"(?:^|\s|:)[\"\u201c'\u2018]([^\"\u201d\n]{3,120}?)[\"\u201d'\u2019]"
+                    r"(?=[\s.,;:!?)]|$)")
+_QUOTE_VERB = re.compile(r"\b(?:put|use|make|write|include|add|quote|insert)\b", re.I)
+_STEP_REF = re.compile(r"\b(?:step\s+(\d+)|(first|last|final|opening|closing)\s+(?:\w+\s+)?"
+                       r"(?:step|goal|rung|task))\b", re.I)
+
+
+@dataclass
+class Edit:
+    """One change a sentence of a comment asks for, applied to the draft in apply()."""
+
+    source: str
+    """The comment's sentence, quoted back if the edit cannot be made."""
+    kind: str
+    """"step" (add `text` as a step), "sentence" (add `text` to a step or the purpose),
+    "replace" (`old` -> `text` throughout)."""
+    text: str
+    old: str = ""
+    step: int | None = None
+    """Which step a sentence goes to (0-based; -1 the last), None: the purpose."""
+
+
+def _step_index(sentence: str) -> int | None:
+    m = _STEP_REF.search(sentence)
+    if not m:
+        return None
+    if m.group(1):
+        return int(m.group(1)) - 1
+    return 0 if m.group(2).lower() in ("first", "opening") else -1
+
+
+def _as_sentence(text: str, max_words: int = 24) -> str | None:
+    safe = _safe_fragment(third_to_second(text.strip(" ,;:-")), max_words=max_words)
+    return _end(_cap(_to_second_person(safe))) if safe else None
+
+
+def _fact_before(sentence: str, context: list[str]) -> str | None:
+    """What "put that in" / "name it" points at: the statement before a dash in the same
+    sentence, else the nearest earlier context sentence that states something."""
+    head = re.split(r"\s[-\u2013\u2014]\s|\s*[\u2013\u2014]\s*|:\s", sentence, maxsplit=1)
+    if len(head) == 2 and not is_request(head[0]) and _FACT.search(head[0]):
+        return head[0]
+    # "She may bring headphones, please add that": the statement before the pointer.
+    if m := _POINTER.search(sentence):
+        before = re.sub(r"[,;\s]*(?:and|so|please|pls)?[,;\s]*$", "", sentence[:m.start()],
+                        flags=re.I)
+        if len(before.split()) >= 3 and not _REQUEST_START.search(before):
+            return before
+    for c in reversed(context):
+        if _FACT.search(c):
+            return c
+    return None
+
+
+def read_edits(sentence: str, context: list[str]) -> list[Edit]:
+    """The edits one request sentence asks for ([] when it asks for none of these); one
+    sentence may ask for several ("The hospital is Soroka. Name it, and add a step where...")."""
+    out: list[Edit] = []
+    for pattern in _REPLACE:
+        for m in pattern.finditer(sentence):
+            new = _safe_fragment(m.group("new"), max_words=12)
+            if new:
+                out.append(Edit(sentence, "replace", new, old=m.group("old").strip()))
+    if out:
+        return out
+    where = _step_index(sentence)
+    if m := _STEP_CLAUSE.search(sentence):
+        if step := step_from_clause(m.group(1)):
+            out.append(Edit(sentence, "step", step))
+    elif m := _AS_STEP.search(sentence):
+        from engine.llm.offline.protocol.feedback import imperative
+
+        if step := imperative(m.group(1)) or step_from_clause(m.group(1)):
+            out.append(Edit(sentence, "step", step))
+    if m := _SAY_THAT.search(sentence):
+        if text := _as_sentence(m.group(1)):
+            out.append(Edit(sentence, "sentence", text, step=where))
+    if m := _NAME_AS.search(sentence):
+        if text := _as_sentence(f"{m.group(1)} {m.group(2)} is {m.group(3)}"):
+            out.append(Edit(sentence, "sentence", text, step=where))
+    elif _POINTER.search(sentence) and (fact := _fact_before(sentence, context)):
+        if text := _as_sentence(fact):
+            out.append(Edit(sentence, "sentence", text, step=where))
+    quotes = _QUOTE.findall(sentence)
+    if not out and len(quotes) == 1 and _QUOTE_VERB.search(sentence):
+        if words := _safe_fragment(quotes[0], max_words=20):
+            out.append(Edit(sentence, "quote", words, step=where))
+    return out
+
+
+def fact_for(name: str, context: list[str]) -> str | None:
+    """A context sentence that says who or what `name` is ("Her safety contact is her
+    flatmate Priya." for "mention Priya"), as a sentence for the reader."""
+    first = name.split()[0] if name.split() else ""
+    if not first[:1].isupper():
+        return None
+    for c in context:
+        if re.search(rf"\b{re.escape(first)}\b", c):
+            return _as_sentence(c)
+    return None
+
+
+# -- applying them -------------------------------------------------------------------------------
+
+
+def _sub(pattern: re.Pattern[str], new: str, doc: _Doc) -> int:
+    count = 0
+
+    def fn(text: str) -> str:
+        nonlocal count
+        out, n = pattern.subn(new, text)
+        count += n
+        return out
+
+    doc.title = fn(doc.title)
+    doc.purpose = fn(doc.purpose)
+    doc.steps = [fn(s) for s in doc.steps]
+    doc.reflection = [fn(q) for q in doc.reflection]
+    doc.safety = fn(doc.safety)
+    return count
+
+
+def _replace(doc: _Doc, old: str, new: str) -> bool:
+    """`old` -> `new` everywhere (an article or a plural of `old` goes with it); True when it
+    is done now or was before (the text has `new` and no `old`)."""
+    core = re.sub(r"^(?:an?|the)\s+", "", old.strip(), flags=re.I)
+    if not core:
+        return False
+    pattern = re.compile(rf"\b(?:(?:an?|the)\s+)?{re.escape(core)}(?:e?s)?\b", re.I)
+    if _sub(pattern, new.replace("\\", ""), doc):
+        return True
+    return _norm(new) in _norm(doc.all_text())
+
+
+def _add_sentence(doc: _Doc, text: str, step: int | None) -> None:
+    if _norm(text.rstrip(".")) in _norm(doc.all_text()):
+        return  # applied by an earlier revision
+    if step is not None and -len(doc.steps) <= step < len(doc.steps):
+        doc.steps[step] = f"{_end(doc.steps[step])} {text}"
+    else:
+        doc.purpose = f"{_end(doc.purpose)} {text}".strip()
+
+
+def _add_quote(doc: _Doc, words: str, step: int | None) -> None:
+    if _norm(words) in _norm(doc.all_text()):
+        return
+    if step is not None and -len(doc.steps) <= step < len(doc.steps):
+        doc.steps[step] = f'{doc.steps[step].rstrip(". ")}: "{words}".'
+    else:
+        doc.purpose = f'{_end(doc.purpose)} In your own words: "{words}".'.strip()
+
+
+def apply(doc: _Doc, edits: list[Edit], add_step) -> list[str]:
+    """Make each edit; the sentences of those that could not be made."""
+    failed = []
+    for e in edits:
+        if e.kind == "replace":
+            if not _replace(doc, e.old, e.text):
+                failed.append(e.source)
+        elif e.kind == "step":
+            add_step(doc, e.text)
+        elif e.kind == "quote":
+            _add_quote(doc, e.text, e.step)
+        else:
+            _add_sentence(doc, e.text, e.step)
+    return failed

@@ -1,0 +1,199 @@
+"""What a reviewer's comment on the outreach messages asks for, read the same way by the
+offline drafter (which applies it) and the feedback-coverage check (which verifies every
+backend's revision against it):
+
+- a creator's fee: "Offer the first creator $650 instead", "first creator's fee should be
+  1800 USD", "Bump @maya.brews to $1,000", "Offer Dr. Vogel her usual fee of 1800 dollars",
+  "pay everyone $400", "raise the second creator's fee by $150";
+- a sign-off: "Sign them off from Noa, our events manager", "signature: Dana (head barista)";
+- a form no text draft can take: "a short video pitch instead of text", "in German".
+Pure: the comment and the creators (handle and name, in the shortlist's order) are arguments."""
+
+from __future__ import annotations
+
+import re
+from typing import Literal, NamedTuple
+
+Creator = tuple[str, str]
+"""(handle, name) of a shortlisted creator."""
+
+
+class FeeAsk(NamedTuple):
+    handles: list[str]
+    """The creators the fee is for (the shortlist's handles)."""
+    amount: int
+    change: Literal["set", "raise", "lower"]
+    """Set the fee to `amount`, or move it up or down by `amount`."""
+
+
+class SignOff(NamedTuple):
+    name: str
+    role: str
+    """"events manager" ("" when the comment names none)."""
+
+
+# Money: "$650", "$1,000", "$1.2k", "1800 USD", "1,800 dollars".
+_MONEY = re.compile(r"\$\s?(\d[\d,]*(?:\.\d+)?)\s?(k\b)?"
+                    r"|\b(\d[\d,]*(?:\.\d+)?)\s?(k\b)?\s*(?:usd|dollars?|bucks)\b", re.I)
+_FEE_WORD = re.compile(r"\b(?:fees?|pay|paid|paying|offer(?:ed|ing)?|give|rate|bump|raise|"
+                       r"increase|lower|reduce|compensat\w*|should get)\b", re.I)
+_BARE = re.compile(r"(?<![\w.@:/$-])(\d[\d,]*(?:\.\d+)?)(k\b)?(?![\w:%.-]*\w)", re.I)
+_RAISE = re.compile(r"\b(?:raise|bump|increase|add|up)\b[^.;\n]*\bby\s*$|\b(?:another|an extra|"
+                    r"extra)\s*$", re.I)
+_LOWER = re.compile(r"\b(?:lower|reduce|cut|drop|decrease|down)\b[^.;\n]*\bby\s*$", re.I)
+_MORE_AFTER = re.compile(r"^\s*(?:more|extra)\b", re.I)
+_LESS_AFTER = re.compile(r"^\s*less\b", re.I)
+_ORDINAL = {"first": 0, "1st": 0, "top": 0, "second": 1, "2nd": 1, "third": 2, "3rd": 2,
+            "fourth": 3, "4th": 3, "fifth": 4, "5th": 4, "last": -1}
+_BY_ORDER = re.compile(r"\b(first|1st|top|second|2nd|third|3rd|fourth|4th|fifth|5th|last)\s+"
+                       r"(?:\w+\s+)?(?:creator|influencer|one|person|account|blogger|partner)"
+                       r"|\b(?:creator|influencer)\s*#?\s*(\d)\b", re.I)
+_EVERYONE = re.compile(r"\b(?:everyone|everybody|(?:each|every|all(?: the)?) (?:creators?|fees?)|"
+                       r"all of them|each of them|both(?: creators| of them)?)\b", re.I)
+_TITLE = re.compile(r"^(?:dr|mr|mrs|ms|mx|prof)\.?$", re.I)
+_MENTION = re.compile(r"^\s*(?:please\s+)?(?:mention|say|add|include|tell|note|highlight)\b",
+                      re.I)
+
+
+def _amount(comment: str) -> tuple[int, int, int] | None:
+    """(amount, start, end) of the money the comment names; a bare number counts when the
+    comment is about a fee ("fee should be 1800")."""
+    m = _MONEY.search(comment)
+    if m:
+        digits, k = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
+    elif _FEE_WORD.search(comment):
+        m = next((b for b in _BARE.finditer(comment)
+                  if float(b.group(1).replace(",", "")) * (1000 if b.group(2) else 1) >= 20),
+                 None)
+        if m is None:
+            return None
+        digits, k = m.group(1), m.group(2)
+    else:
+        return None
+    value = float(digits.replace(",", "")) * (1000 if k else 1)
+    return (int(round(value)), m.start(), m.end()) if value >= 20 else None
+
+
+def _named(comment: str, creators: list[Creator]) -> list[str]:
+    """Creators the comment names: by handle, by order ("the first creator"), by a word of
+    their name written with its capital ("Dr. Vogel", "Maya"), or all of them."""
+    low = comment.lower()
+    by_handle = [h for h, _ in creators if h.lower() in low]
+    if by_handle:
+        return by_handle
+    for m in _BY_ORDER.finditer(comment):
+        k = _ORDINAL[m.group(1).lower()] if m.group(1) else int(m.group(2)) - 1
+        if -len(creators) <= k < len(creators):
+            return [creators[k][0]]
+    by_name = [h for h, name in creators
+               if any(len(part) >= 3 and not _TITLE.match(part)
+                      and re.search(rf"\b{re.escape(part)}\b", comment)
+                      for part in re.findall(r"[\w'-]+\.?", name))]
+    if by_name:
+        return by_name
+    if _EVERYONE.search(comment) or len(creators) == 1:  # "offer her $500": the only one
+        return [h for h, _ in creators]
+    return []
+
+
+def is_fee_comment(comment: str) -> bool:
+    """The comment sets or moves a fee (whether or not it says whose)."""
+    found = _amount(comment)
+    return bool(found) and (bool(_FEE_WORD.search(comment)) or not _MENTION.match(comment))
+
+
+def fee_ask(comment: str, creators: list[Creator]) -> FeeAsk | None:
+    """The fee the comment asks for, and for whom (None: no fee, or no creator it names)."""
+    found = _amount(comment)
+    if not found or not is_fee_comment(comment):
+        return None
+    handles = _named(comment, creators)
+    if not handles:
+        return None
+    amount, start, end = found
+    before, after = comment[:start], comment[end:]
+    change: Literal["set", "raise", "lower"] = "set"
+    if _RAISE.search(before) or _MORE_AFTER.match(after):
+        change = "raise"
+    elif _LOWER.search(before) or _LESS_AFTER.match(after):
+        change = "lower"
+    return FeeAsk(handles, amount, change)
+
+
+def new_fee(ask: FeeAsk, current: float) -> int:
+    if ask.change == "raise":
+        return int(round(current + ask.amount))
+    if ask.change == "lower":
+        return max(0, int(round(current - ask.amount)))
+    return ask.amount
+
+
+# A title's dot ("Dr. Tal Cohen") does not end the phrase a name is read from.
+_PHRASE = r"(?:\b(?:dr|mr|mrs|ms|mx|prof)\.|[^.;!?\n])+"
+_SIGNS = [re.compile(p, re.I) for p in (
+    r"\bsign(?:ed|ing)?(?:[- ](?:them|it|these|those|the messages?|each(?: one| message)?|"
+    r"every message|all(?: of)? (?:them|the messages|messages)))?(?:[- ]off)?\s+(?:from|as|by|"
+    rf"with)\s+(?P<who>{_PHRASE})",
+    r"\b(?:sign[- ]?off|signature|sender)\b[^.;!?\n]*?(?:should be|is|:|=|from|as)\s+"
+    rf"(?P<who>{_PHRASE})",
+    rf"\bfrom\s+(?P<who>{_PHRASE}?)\s+(?:instead of|rather than|not)\s+(?:the|our)\s+team",
+    # "Have Yossi, our head coach, sign every message", "Noa should sign them".
+    rf"(?:^|\b(?:have|let|get|ask)\s+)(?P<who>{_PHRASE}?),?\s+(?:should\s+|to\s+|will\s+|"
+    r"can\s+)?sign(?:s)?\s+(?:every|each|all|them|the|these|those|off)\b",
+)]
+_SIGN_TAIL = re.compile(r"\s+(?:instead|rather|not|please|thanks)\b.*$|[)\s,]+$", re.I)
+_FILLER = {"our", "the", "a", "an", "from", "as", "by", "and", "with", "who", "is", "she",
+           "he", "they", "their", "her", "his", "s", "please", "have", "let", "get", "ask", "can",
+           "could", "you", "we", "would"}
+
+
+def sign_off(comment: str) -> SignOff | None:
+    """Who should sign the messages (None: the comment names no one by name)."""
+    for pattern in _SIGNS:
+        m = pattern.search(comment)
+        found = _signer(_SIGN_TAIL.sub("", m.group("who")).strip()) if m else None
+        if found:
+            return found
+    return None
+
+
+def _signer(who: str) -> SignOff | None:
+    """The name (capitalised words) and role (the rest) in "our head barista Dana"."""
+    words = re.findall(r"[\w'.-]+", who)
+    name_at = [k for k, w in enumerate(words)
+               if w[:1].isupper() and w.lower().strip(".") not in _FILLER]
+    if not name_at:
+        return None
+    # The name: the first run of capitalised words (a title before it stays with it).
+    first = name_at[0]
+    last = first
+    while last + 1 < len(words) and words[last + 1][:1].isupper():
+        last += 1
+    name = " ".join(words[first:last + 1])
+    role = " ".join(w for w in words[:first] + words[last + 1:] if w.lower() not in _FILLER)
+    return SignOff(name.strip(" ,"), role.lower().strip(" ,"))
+
+
+_FORMS = (r"video|videos|vlog|audio|voice[- ]?(?:note|memo|message)s?|podcast|poem|song|jingle|"
+          r"rap|image|images|photo|photos|picture|gif|meme|pdf|slides?|deck|carousel|"
+          r"infographic|storyboard")
+_LANGUAGES = (r"german|french|spanish|hebrew|arabic|italian|dutch|portuguese|russian|polish|"
+              r"turkish|japanese|chinese|mandarin|korean|hindi|greek|swedish|danish|norwegian|"
+              r"finnish|czech|ukrainian|yiddish|amharic|thai|vietnamese")
+# Asked for as what to make ("make it a short video pitch", "send a voice note instead",
+# "as a carousel"), not mentioned as a thing ("mention the video we posted").
+_OTHER_FORM = re.compile(
+    rf"\b(?:make|turn|do|redo|write|rewrite|send|record|film|shoot|produce|create|convert|"
+    rf"change|as|into|want|prefer)\b(?:\s+[\w'-]+){{0,5}}?\s+(?:{_FORMS})\b"
+    rf"|\binstead of (?:the )?(?:text|writing|messages?)\b|\btranslat\w*"
+    rf"|\b(?:in|into)\s+(?:{_LANGUAGES})\b", re.I)
+
+
+def other_form(comment: str) -> bool:
+    """The comment asks for something a text message is not: a video, a voice note, an
+    image, another language."""
+    return bool(_OTHER_FORM.search(comment))
+
+
+__all__ = ["Creator", "FeeAsk", "SignOff", "fee_ask", "is_fee_comment", "new_fee",
+           "other_form", "sign_off"]
