@@ -113,6 +113,14 @@ def test_the_check_reads_a_fee_off_the_creators_own_message() -> None:
                                                    sign="The Alma Cafe team")) == [raised]
 
 
+def test_a_comment_listed_as_not_applied_is_not_answered_by_other_changes() -> None:
+    before = OUTREACH.format(a="$300", b="$300", sign="The Alma Cafe team")
+    comment = "Don't mention the price anywhere"
+    after = (OUTREACH.format(a="$300", b="$300", sign="Cheers, the Alma Cafe team")
+             + f'\n## Open points\n\n- Not applied: "{comment}" (no rule for this).\n')
+    assert _missed(comment, before, after) == [comment]
+
+
 def test_the_check_wants_the_sign_off_in_every_message() -> None:
     before = OUTREACH.format(a="$300", b="$300", sign="The Alma Cafe team")
     comment = "Sign them off from Noa, our events manager."

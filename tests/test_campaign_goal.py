@@ -174,3 +174,27 @@ def test_a_scripted_model_leaving_a_month_out_is_flagged(
     if flagged:
         assert d.halt_reason != "thresholds_met"
         assert views.get_run(run_id).current.scores["completion"] <= 0.5  # type: ignore[union-attr]
+
+
+def test_a_number_in_a_brand_products_name_is_no_target(db_url: str) -> None:
+    goal = "Tempo 3 trainers: 500 pairs by the end of June, $60k revenue"
+    assert [t.value for t in goal_targets(goal, ["Tempo 3 trainers"])] == ["500", "60000"]
+    got = fresh.campaign_case({"brand": "Stride Lab", "goal": goal, "channels": ["instagram_dm"],
+                               "budget": 5000, "num_creators": 3, "product": "tempo 3 trainers",
+                               "numbers": ["500", "$60k"], "dates": ["June"]})
+    assert not got["flagged"], got["flagged"]  # "our Tempo 3 trainers" leaks no count
+    # The evaluator's own rule counts every digit of the goal, the product's "3" too.
+    assert got["why"] == ["the goal's internal target in creator messages"]
+
+
+def test_a_small_budget_offers_no_fee_above_the_per_creator_share(db_url: str) -> None:
+    """$900 for 2 creators is $315 each: rounded to tens the offer was $320, and its own
+    check flagged it as over the budget."""
+    got = fresh.campaign_case({"brand": "Stride Lab", "budget": 900, "num_creators": 2,
+                               "goal": "Get 40 runners to sign up for the 10k training plan "
+                                       "by 1 March", "channels": ["email", "sms"],
+                               "product": "10k training plan", "numbers": ["40"],
+                               "dates": ["March"]})
+    assert got["right"], got["why"]
+    assert not got["flagged"], got["flagged"]
+

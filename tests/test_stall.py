@@ -86,3 +86,25 @@ def test_a_repeat_whose_scores_moved_is_revised_not_passed(db_url: str) -> None:
     # The drafter was told, above the critics' notes, that its revision changed nothing.
     last_task = model.calls[-3].task
     assert "repeats v1" in last_task.notes[0].text and last_task.notes[0].priority == "critical"
+
+
+def test_a_repeat_of_a_version_that_ignored_a_comment_keeps_its_cap_and_stalls(db_url: str
+                                                                                ) -> None:
+    """v2 changes the text but ignores the comment (capped); v3 repeats v2. Before, the cap
+    was dropped on every repeat, so v3 showed clinical 1.00 beside "Not addressed" and the
+    loop ran a fourth version; now v3 keeps v2's cap and the run stops there as stalled."""
+    run_id = service.start_run(kind="protocol", input=INTENT, actor="dr. lee")
+    drive(run_id, same_answers(1))
+    comment = "Add a step about riding one floor in an elevator with a friend"
+    service.request_revision(run_id=run_id, actor="dr. lee", comment=comment)
+    other = protocol_draft(extra_step="Notice your breathing for a minute.")
+    model = ScriptedModel({
+        "drafter": [other, other, other],
+        "safety_guardian": [review(GOOD_SAFETY)] * 3,
+        "clinical_critic": [review(GOOD_CLINICAL)] * 3,
+    })
+    assert drive(run_id, model) == "awaiting_review"
+    d = views.get_run(run_id)
+    assert len(d.drafts) == 3 and d.halt_reason == "stalled"
+    assert d.current.not_addressed == [comment]  # type: ignore[union-attr]
+    assert d.current.scores["clinical"] <= 0.5  # type: ignore[union-attr]

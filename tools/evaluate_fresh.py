@@ -116,7 +116,8 @@ def _judge_comment(case: Case, before: str, d: Any) -> dict[str, Any]:
 
 def _first_creator_fee(outreach: str) -> int | None:
     section = outreach.split("\n## @", 2)[1] if "\n## @" in outreach else ""
-    m = re.search(r"fee of \$([\d,]+)", section)
+    # "**$650**" (bold in a DM), "US$1,800" (an email)
+    m = re.search(r"fee of \**(?:US)?\$([\d,]+)", section)
     return int(m.group(1).replace(",", "")) if m else None
 
 

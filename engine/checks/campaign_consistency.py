@@ -55,10 +55,15 @@ def goal_terms(run_input: dict[str, Any]) -> set[str]:
             if t not in brand and t not in people and t[:3] not in months}
 
 
-def _goal_numbers(goal: str) -> set[str]:
+def _goal_numbers(goal: str, context: dict[str, Any]) -> set[str]:
     """The goal's targets as `numbers` writes them (goal.goal_targets: not years, days of a
-    month, durations or a number in a name, "10-class passes", "mineral SPF 30")."""
-    return {t.value for t in goal_targets(goal)}
+    month, durations or a number in a name, "10-class passes", "mineral SPF 30", the brand's
+    "Tempo 3 trainers")."""
+    return {t.value for t in goal_targets(goal, _products(context))}
+
+
+def _products(context: dict[str, Any]) -> list[str]:
+    return [str(p) for p in (context.get("brand") or {}).get("products") or []]
 
 
 def _says(text: str, phrases: list[str]) -> bool:
@@ -224,9 +229,11 @@ def _channels(stage: str, text: str, run_input: dict[str, Any],
 _AMOUNT = re.compile(r"[$\u20ac\u00a3]\s?\d[\d,.]*k?|\d[\d,.]*\s?(?:usd|dollars|eur|euros)\b", re.I)
 
 
-def _creator_facing(text: str, run_input: dict[str, Any]) -> list[Finding]:
+def _creator_facing(text: str, run_input: dict[str, Any],
+                    context: dict[str, Any]) -> list[Finding]:
     goal = str(run_input.get("goal") or "")
-    targets = _goal_numbers(goal)
+    targets = _goal_numbers(goal, context)
+    names = [n for n in [goal_product(goal), *_products(context)] if n]
     # An amount of money in a message is a fee or a price unless the goal counts that very
     # amount ("$5,000 in sales"): "we'd pay you $250" is no leak of "250 preorders".
     money_targets = targets & set().union(set(), *(numbers(a) for a in _AMOUNT.findall(goal)))
@@ -239,6 +246,8 @@ def _creator_facing(text: str, run_input: dict[str, Any]) -> list[Finding]:
             s = body[a:b]
             counted = _AMOUNT.sub(lambda m: m.group() if numbers(m.group()) & money_targets
                                   else " ", s)
+            for name in names:  # "our Tempo 3 trainers": a product's name is no count
+                counted = re.sub(re.escape(name), " ", counted, flags=re.I)
             if (_says(s, data()["campaign_words"]["kpi"]) or quotes(s, goal)
                     or targets & numbers(counted)):
                 out.append(finding(CHECK, "campaign", "kpi_in_message", s.strip(),
@@ -257,7 +266,8 @@ def _creator_facing(text: str, run_input: dict[str, Any]) -> list[Finding]:
     return out
 
 
-def _goal_dates_and_numbers(stage: str, text: str, run_input: dict[str, Any]) -> list[Finding]:
+def _goal_dates_and_numbers(stage: str, text: str, run_input: dict[str, Any],
+                            context: dict[str, Any]) -> list[Finding]:
     goal = str(run_input.get("goal") or "")
     when, metrics = (("timeline", "success metrics") if stage == "brief"
                      else ("schedule", "kpis") if stage == "plan" else (None, None))
@@ -272,7 +282,7 @@ def _goal_dates_and_numbers(stage: str, text: str, run_input: dict[str, Any]) ->
             list_items(timeline)[:1]) or when,
             f"The goal names {', '.join(months)}: date the {when} by it "
             f"({', '.join(missed)} missing).", text))
-    targets = _goal_numbers(goal)
+    targets = _goal_numbers(goal, context)
     have = numbers(section(text, metrics))
     if targets and section(text, metrics) and not targets <= have:
         missing = ", ".join(sorted(targets - have))
@@ -285,12 +295,12 @@ def _goal_dates_and_numbers(stage: str, text: str, run_input: dict[str, Any]) ->
 def campaign_findings(stage: str, text: str, run_input: dict[str, Any],
                       context: dict[str, Any], asked: list[str] | None = None) -> list[Finding]:
     out = _off_product(stage, text, run_input, context)
-    out += _goal_dates_and_numbers(stage, text, run_input)
+    out += _goal_dates_and_numbers(stage, text, run_input, context)
     if stage in ("outreach", "plan"):
         out += _fee_over(stage, text, run_input, context, asked or [])
         out += _channels(stage, text, run_input, context)
     if stage == "outreach":
-        out += _creator_facing(text, run_input)
+        out += _creator_facing(text, run_input, context)
     return out
 
 

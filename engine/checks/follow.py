@@ -92,8 +92,14 @@ def follow_checks(kind: str, stage: str, text: str, run_input: dict[str, Any],
     if follow.author_kind != "human":
         repeat = no_change_findings(kind, text, follow.previous)
         missed = feedback_findings(kind, text, follow.previous, follow.comments)
-        if repeat:  # the loop's stall halt judges a repeat; a cap would look like a score move
-            missed = [f.model_copy(update={"score": None, "cap": None}) for f in missed]
+        if repeat:
+            # The loop's stall halt judges a repeat. A comment newer than the parent would cap
+            # the repeat alone and look like a score move: uncapped. One older than the parent
+            # capped the parent too: the cap stays, so the repeat's scores tell the truth.
+            older = {c.text for c in follow.comments
+                     if c.before is not None and c.before != follow.previous}
+            missed = [f if f.text in older else f.model_copy(update={"score": None, "cap": None})
+                      for f in missed]
         found += repeat + missed
     if kind == "protocol":
         found += clinical_findings(safety_flags or [])

@@ -6,6 +6,7 @@ way."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from typing import NamedTuple
 
 # What the goal promotes: "launch our oat-milk cold brew", "get people to try our night cream",
@@ -131,20 +132,21 @@ _TARGET_LEAD = re.compile(r"\b(?:goal|target|aim(?:\s+for)?|reach|hit|get|sell|w
 _NAME_BEFORE = re.compile(r"(?<=[a-z0-9,] )[A-Z][\w'-]*\s*$|(?:^|\s)(?i:no\.?|nr\.?|#)\s*$")
 
 
-def goal_targets(goal: str) -> list[Target]:
+def goal_targets(goal: str, names: Iterable[str] = ()) -> list[Target]:
     """Every number the goal counts, in its order: "400 lattes sold through creator codes",
     "300 bookings" and "15% conversion to shoe purchase", "1,000 units" and "5,000 site
     visits", "30% of cleanser orders". Not years, days of a month, durations, ages, times of
     day, the number of creators, a number inside a name ("10-class passes") or the product's
-    own name ("mineral SPF 30")."""
-    product = goal_product(goal) or ""
-    at = goal.lower().find(product.lower()) if product else -1
+    own name ("mineral SPF 30", or one of `names`, the brand's products: "Tempo 3 trainers")."""
+    low = goal.lower()
+    named = [(at, at + len(n)) for n in [goal_product(goal) or "", *names] if n
+             for at in [low.find(n.lower())] if at >= 0]
     out = []
     for m in _NUMBER.finditer(goal):
         money, digits, unit = m.group(1), m.group(2), (m.group(3) or "").strip().lower()
         after = goal[m.end():]
         before = goal[:m.start()]
-        if (at >= 0 and at <= m.start() < at + len(product)) or (
+        if any(a <= m.start() < b for a, b in named) or (
                 _NAME_BEFORE.search(before) and not _TARGET_LEAD.search(before)):
             continue
         if not (money or unit) and (re.fullmatch(r"(?:19|20)\d\d", digits)

@@ -40,14 +40,16 @@ def split_budget(budget: float) -> list[BudgetLine]:
     return lines
 
 
-def success_metrics(goal: str, budget: float, n: int, tag: str = "#ad") -> list[str]:
+def success_metrics(goal: str, budget: float, n: int, tag: str = "#ad",
+                    products: list[str] | None = None) -> list[str]:
     kind, metric = goal_type(goal)
     impressions = int(round(budget * 40, -3)) or 1000
     conversions = {"footfall": budget / 15, "launch": budget / 10, "sales": budget / 25,
                    "signups": budget / 5, "awareness": budget / 10}[kind]
     # Each number the goal counts, as the goal writes it, with the goal's own dates.
     window = goal_window(goal)
-    own = [f"Goal: {t.phrase}" + (f" {window}" if window else "") for t in goal_targets(goal)]
+    own = [f"Goal: {t.phrase}" + (f" {window}" if window else "")
+           for t in goal_targets(goal, products or [])]
     return [
         *own,
         f"Impressions: at least {impressions:,} across the {n} creators' sponsored posts",
@@ -123,7 +125,8 @@ def draft_brief(task: DraftTask) -> BriefDraft:
         deliverables=deliverables,
         timeline=timeline,
         budget_split=split_budget(budget),
-        success_metrics=success_metrics(str(i.get("goal", "")), budget, n, market.tag),
+        success_metrics=success_metrics(str(i.get("goal", "")), budget, n, market.tag,
+                                        list(brand.products) if brand else []),
         open_points=unhandled_feedback(task),
     )
     if task.previous:

@@ -65,7 +65,8 @@ def _offer(entry: dict[str, Any], budget: float, n: int) -> int:
         return int(entry["offered_fee"])
     fee = float(entry.get("fee_usd") or 0)
     cap = per_creator_budget(budget, n)
-    return int(round(min(fee, cap) if fee else cap, -1))
+    offer = int(round(min(fee, cap) if fee else cap, -1))
+    return offer - 10 if offer > cap else offer  # rounded, never above the per-creator share
 
 
 def _signature(signer: SignOff | None, brand_name: str) -> str | None:

@@ -94,7 +94,8 @@ def draft_plan(task: DraftTask) -> PlanDraft:
                                        amount_usd=float(int(left))))
     kpis = _kpis_from_brief(task.context.get("brief", "")) or [
         Kpi(name=k.split(":")[0], target=k.split(":", 1)[1].strip())
-        for k in success_metrics(str(i.get("goal", "")), budget, n, market.tag)]
+        for k in success_metrics(goal, budget, n, market.tag,
+                                 list(brand.products) if brand else [])]
     n_msgs = len(outreach.messages)
     chans = ", ".join(LABELS.get(c, c) for c in dict.fromkeys(m.channel for m in outreach.messages))
     avoid = (brand.avoid_claims + brand.avoid_words) if brand else []
