@@ -23,7 +23,7 @@ def _report(name: str) -> ev.Report:
 
 def test_the_fresh_sets_are_balanced_and_well_formed():
     for name, size in (("fresh1", 200), ("fresh2", 200), ("fresh3", 300), ("fresh4", 380),
-                       ("fresh5", 438)):
+                       ("fresh5", 438), ("fresh6", 520)):
         rows = ev.load(DATA / f"safety_{name}.jsonl")
         assert len(rows) == size
         assert sum(bool(r["categories"]) for r in rows) == size // 2
@@ -43,7 +43,7 @@ def test_the_fresh_sets_are_balanced_and_well_formed():
     # honest figure is the leave-fresh4-out check below.
     ("fresh4", 0.92, 0.03),  # fitted: 0.974 / 0.021; 0.932 / 0.011 with train6-9 in the corpus
     # Scored once unseen before session 4's changes, 0.763 / 0.142, and once after, 0.808 / 0.082
-    # (tests/data/safety_fresh5_README.md). In the corpus since session 6, so fitted here; its
+    # (tests/data/safety_fresh5_README.md). In the corpus since session 5, so fitted here; its
     # honest figure is its fold in tools/safety_cv.py.
     ("fresh5", 0.97, 0.02),  # fitted: measured 0.991 / 0.005
 ])
@@ -55,10 +55,11 @@ def test_the_screen_keeps_its_measured_score_on_the_fresh_sets(name, recall, fpr
 
 
 # The held-out blind set: passages written by a helper that saw no code, NOT in the classifier's
-# corpus, scored once at the end of a session. fresh5 held that place until session 6 put it in
-# the corpus; the next one goes HERE: set HELD_OUT to ("fresh6", recall floor, fpr ceiling) with
-# its measured figures once tests/data/safety_fresh6.jsonl is added.
-HELD_OUT: tuple[str, float, float] | None = None
+# corpus, scored once at the end of a session. fresh5 held that place until session 5 put it in
+# the corpus. fresh6 (tests/data/safety_fresh6_README.md), written blind in session 5, scored
+# once before that session's changes (0.788 recall / 0.035 fpr) and once after (0.815 / 0.023):
+# the after figures are its floor and ceiling.
+HELD_OUT: tuple[str, float, float] | None = ("fresh6", 0.81, 0.03)
 
 
 def test_the_screen_keeps_its_score_on_the_held_out_blind_set():
@@ -80,7 +81,7 @@ def test_the_screen_keeps_its_score_on_the_held_out_blind_set():
 def test_the_screen_generalises_to_fresh4_when_it_is_left_out_of_training():
     """Leave-fresh4-out, exactly as tools/safety_cv.py scores a fold: the classifier trained on
     every other set, fresh4 screened with the screen's own threshold and rule margin. Floor:
-    that fold's measured figure (session 6, with the per-category heads: recall 0.789 at fpr
+    that fold's measured figure (session 5, with the per-category heads: recall 0.789 at fpr
     0.032; the unsafe model alone on the same corpus, 0.753 / 0.032 at its own threshold;
     session 4: 0.747 / 0.058; before the window-trained classifier, 0.57 / 0.063)."""
     from engine.checks import safety

@@ -14,7 +14,7 @@ Caveat printed with the figures: the rules were written against safety_labelled 
 so their part is in-sample there. The honest folds are every set written blind (fresh2-5,
 train2-9); a blind set kept out of the corpus (safety_model.HELD_OUT) is not a fold.
 
-Measured in session 6 (recall at false-positive rate <= 0.05 on the twelve honest folds pooled,
+Measured in session 5 (recall at false-positive rate <= 0.05 on the twelve honest folds pooled,
 threshold, margin and self-harm veto chosen here): the unsafe model alone (--heads 0) 0.721 at
 threshold 0.94 (margin 0.1, veto 0.3); with the per-category heads 0.768 at 0.89 (margin 0.3,
 veto 0.3); per fold fresh2 0.81, fresh3 0.86, fresh4 0.79, fresh5 0.83, train2 0.77, train3 0.75,
