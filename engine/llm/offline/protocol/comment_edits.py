@@ -19,6 +19,7 @@ import re
 from dataclasses import dataclass
 
 from engine.llm.offline.protocol.common import (
+    IRREGULAR_GERUNDS,
     _cap,
     _end,
     _norm,
@@ -45,6 +46,36 @@ _REQUEST_ANYWHERE = re.compile(
 def is_request(sentence: str) -> bool:
     """Whether a sentence of a comment asks for something (else it is context)."""
     return bool(_REQUEST_START.search(sentence) or _REQUEST_ANYWHERE.search(sentence))
+
+
+_NOT_GERUNDS = {"something", "anything", "nothing", "everything", "morning", "evening",
+                "feeling", "feelings", "thing", "things", "ceiling", "building", "wedding",
+                "during", "spring", "string", "ring", "king", "bring", "sibling", "meeting"}
+
+
+def imperative(phrase: str) -> str | None:
+    """ "riding one floor with a friend" -> "Ride one floor with a friend." (None when the
+    phrase does not start with an action)."""
+    words = phrase.split()
+    if len(words) < 2:  # "journaling" alone is a topic (library.TOPIC_STEPS), not an action
+        return None
+    first = words[0].lower()
+    if first in IRREGULAR_GERUNDS:  # lying -> lie
+        words = [IRREGULAR_GERUNDS[first], *words[1:]]
+        safe = _safe_fragment(" ".join(words), max_words=16)
+        return _end(_cap(_to_second_person(safe))) if safe else None
+    if not first.endswith("ing") or len(first) < 5 or first in _NOT_GERUNDS:
+        return None
+    stem = first[:-3]
+    if len(stem) >= 2 and stem[-1] == stem[-2] and stem[-1] not in "lsz":
+        stem = stem[:-1]  # sitting -> sit, shopping -> shop
+    elif stem.endswith(("c", "v", "th", "dg", "at", "iz", "ys")) or re.fullmatch(
+            r"[aeiou][^aeiouwxy]", stem) or (
+            len(stem) <= 4 and re.fullmatch(r".*[^aeiou][aeiou][^aeiouwxy]", stem)):
+        stem += "e"  # noticing -> notice, riding -> ride, taking -> take, using -> use
+    text = " ".join([stem, *words[1:]])
+    safe = _safe_fragment(text, max_words=16)
+    return _end(_cap(_to_second_person(safe))) if safe else None
 
 
 # -- a step from a clause: "she rides" -> "ride" --------------------------------------------------
@@ -163,8 +194,6 @@ def read_edits(sentence: str, context: list[str]) -> list[Edit]:
         if step := step_from_clause(m.group(1)):
             out.append(Edit(sentence, "step", step))
     elif m := _AS_STEP.search(sentence):
-        from engine.llm.offline.protocol.feedback import imperative
-
         if step := imperative(m.group(1)) or step_from_clause(m.group(1)):
             out.append(Edit(sentence, "step", step))
     if m := _SAY_THAT.search(sentence):

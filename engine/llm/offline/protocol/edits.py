@@ -13,6 +13,7 @@ from engine.llm.offline.protocol import library as lib
 if TYPE_CHECKING:
     pass
 
+from engine.llm.offline.protocol.comment_edits import imperative
 from engine.llm.offline.protocol.common import (  # package-internal helpers
     _CRISIS,
     _JUDGEMENTAL,
@@ -38,7 +39,6 @@ from engine.llm.offline.protocol.common import (  # package-internal helpers
 )
 from engine.llm.offline.protocol.compose import _purpose, _safety_note, _template_steps, _title
 from engine.llm.offline.protocol.doc import _Doc, _render
-from engine.llm.offline.protocol.feedback import imperative
 
 
 def _remove_text(doc: _Doc, target: str) -> bool:

@@ -15,9 +15,7 @@ from engine.llm.offline.protocol import library as lib
 from engine.llm.offline.protocol.asks import _Asks, _read_request, _topics_to_add
 from engine.llm.offline.protocol.common import (
     _CRISIS,
-    IRREGULAR_GERUNDS,
     MAX_STEPS,
-    _cap,
     _Context,
     _end,
     _norm,
@@ -52,9 +50,6 @@ _MAKE_SURE = re.compile(
     r"points? to|explains?|refers? to)\s+([^.;!?\n]{3,80})", re.I)
 _VAGUE = {"the situation", "their situation", "your situation", "the client", "them", "it",
           "the person", "this person", "the case", "the intent", "the request"}
-_NOT_GERUNDS = {"something", "anything", "nothing", "everything", "morning", "evening",
-                "feeling", "feelings", "thing", "things", "ceiling", "building", "wedding",
-                "during", "spring", "string", "ring", "king", "bring", "sibling", "meeting"}
 
 
 @dataclass
@@ -69,31 +64,6 @@ class Feedback:
     edits: list[ce.Edit] = field(default_factory=list)
     """Replacements, clause steps, statements and quotes (comment_edits.py)."""
     unapplied: list[str] = field(default_factory=list)
-
-
-def imperative(phrase: str) -> str | None:
-    """ "riding one floor with a friend" -> "Ride one floor with a friend." (None when the
-    phrase does not start with an action)."""
-    words = phrase.split()
-    if len(words) < 2:  # "journaling" alone is a topic (library.TOPIC_STEPS), not an action
-        return None
-    first = words[0].lower()
-    if first in IRREGULAR_GERUNDS:  # lying -> lie
-        words = [IRREGULAR_GERUNDS[first], *words[1:]]
-        safe = _safe_fragment(" ".join(words), max_words=16)
-        return _end(_cap(_to_second_person(safe))) if safe else None
-    if not first.endswith("ing") or len(first) < 5 or first in _NOT_GERUNDS:
-        return None
-    stem = first[:-3]
-    if len(stem) >= 2 and stem[-1] == stem[-2] and stem[-1] not in "lsz":
-        stem = stem[:-1]  # sitting -> sit, shopping -> shop
-    elif stem.endswith(("c", "v", "th", "dg", "at", "iz", "ys")) or re.fullmatch(
-            r"[aeiou][^aeiouwxy]", stem) or (
-            len(stem) <= 4 and re.fullmatch(r".*[^aeiou][aeiou][^aeiouwxy]", stem)):
-        stem += "e"  # noticing -> notice, riding -> ride, taking -> take, using -> use
-    text = " ".join([stem, *words[1:]])
-    safe = _safe_fragment(text, max_words=16)
-    return _end(_cap(_to_second_person(safe))) if safe else None
 
 
 def _phrases(pattern: re.Pattern[str], comment: str) -> list[str]:
@@ -140,12 +110,12 @@ def _read_sentence(fb: Feedback, comment: str, context: list[str]) -> bool:
         fb.edits += edits
         return True
     for topic in _topics_to_add(comment):
-        if step := imperative(topic):
+        if step := ce.imperative(topic):
             fb.steps.append(step)
     removed = _removed_topics(comment)
     fb.steps = [s for s in fb.steps if not any(_topic_in(r, s) for r in removed)]
     for phrase in _phrases(_MENTION, comment):
-        step = imperative(phrase)
+        step = ce.imperative(phrase)
         fact = None if step else ce.fact_for(phrase, context)
         if fact:
             fb.edits.append(ce.Edit(comment, "sentence", fact))
@@ -236,7 +206,7 @@ def _ensure(doc: _Doc, ctx: _Context, phrase: str) -> None:
         return  # answered by an earlier revision: applying it again changes nothing
     if find:
         _add_to_purpose(doc, find)
-    elif step := imperative(phrase):
+    elif step := ce.imperative(phrase):
         _add_step(doc, step)
     else:
         _add_to_purpose(doc, keep)
