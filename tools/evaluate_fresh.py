@@ -177,7 +177,9 @@ def campaign_case(case: Case) -> dict[str, Any]:
     if "### Teams" in outreach:
         why.append("creators messaged on Teams")
     why += _channel_disagreements(texts)
-    numbers = re.findall(r"\d[\d,]*(?!-[a-z])\b", case["goal"])  # not "10-class passes"
+    # Not "10-class passes", nor a number in the product's own name ("mineral SPF 30").
+    goal = re.sub(re.escape(case["product"]), " ", case["goal"], flags=re.I)
+    numbers = re.findall(r"\d[\d,]*(?!-[a-z])\b", goal)
     if any(re.search(rf"(?<!\$)\b{n}\b", outreach) for n in numbers):  # "$500" is a fee
         why.append("the goal's internal target in creator messages")
     return {"id": f"{case['brand']}: {case['goal']}", "right": not why, "why": why,
