@@ -69,6 +69,46 @@ except NotFound as exc:
     st.page_link("pages/queue.py", label="Back to the review queue", icon=":material/inbox:")
     st.stop()
 
+actor = reviewer()
+show_flash(detail)
+render_header(detail)
+render_unknown(detail)
+render_progress(detail)
+render_status_banner(detail)
+if detail.kind not in PIPELINES:
+    # No pipeline to score, act or export with: the stored text only (render_unknown says why).
+    if detail.current is not None:
+        with st.container(border=True):
+            render_draft(detail, detail.current)
+    st.stop()
+
+left, right = st.columns([3, 2], gap="large")
+with left:
+    draft = pick_version(detail)
+    earlier = draft is not None and draft.stage != detail.stage  # linked from Calibration
+    head, switch = st.columns([4, 1], vertical_alignment="bottom")
+    head.subheader(f"Draft v{draft.version}" if draft else "Draft", anchor=False)
+    with switch:
+        editing = False if earlier else edit_toggle(detail, draft, actor)
+    show_outcome(detail.id, ("edit",))
+    if draft is None:
+        st.caption("The drafter has not written a version yet.")
+    else:
+        with st.container(border=True):
+            if editing:
+                render_edit_form(detail, draft)
+            else:
+                render_draft(detail, draft)
+with right:
+    st.subheader(f"Scores for v{draft.version}" if draft else "Scores", anchor=False)
+    render_scores(detail, draft)
+    render_flags(draft)
+    st.subheader("Your review", anchor=False)
+    if earlier and draft is not None:
+        render_earlier_note(detail, draft)
+    else:
+        render_governance(detail, draft)  # assignment, "1 of 2 approvals", audit verified
+        render_acts(detail, draft, actor)
 
 def _score_history() -> None:
     st.plotly_chart(score_history_figure(detail), key=f"scores_{detail.id}",
@@ -90,52 +130,4 @@ tabs = {"Score history": _score_history, "Versions & diff": _versions,
 if has_team(detail):
     tabs |= {"Team": partial(render_team, detail), "Memory": partial(render_memory, detail)}
 # -- end team ---
-
-
-actor = reviewer()
-# The tabs are sent first and shown last: `top` holds the page above them. The open tab's
-# chart then reaches the browser before the draft, scores and acts are drawn, and a fresh
-# browser fetches and compiles Plotly's script (~1 s) meanwhile instead of after them.
-top = st.container()
-if detail.kind in PIPELINES:
-    lazy_tabs(tabs, key=tab_key(detail.id))
-with top:
-    show_flash(detail)
-    render_header(detail)
-    render_unknown(detail)
-    render_progress(detail)
-    render_status_banner(detail)
-    if detail.kind not in PIPELINES:
-        # No pipeline to score, act or export with: the stored text only (render_unknown says why).
-        if detail.current is not None:
-            with st.container(border=True):
-                render_draft(detail, detail.current)
-        st.stop()
-
-    left, right = st.columns([3, 2], gap="large")
-    with left:
-        draft = pick_version(detail)
-        earlier = draft is not None and draft.stage != detail.stage  # linked from Calibration
-        head, switch = st.columns([4, 1], vertical_alignment="bottom")
-        head.subheader(f"Draft v{draft.version}" if draft else "Draft", anchor=False)
-        with switch:
-            editing = False if earlier else edit_toggle(detail, draft, actor)
-        show_outcome(detail.id, ("edit",))
-        if draft is None:
-            st.caption("The drafter has not written a version yet.")
-        else:
-            with st.container(border=True):
-                if editing:
-                    render_edit_form(detail, draft)
-                else:
-                    render_draft(detail, draft)
-    with right:
-        st.subheader(f"Scores for v{draft.version}" if draft else "Scores", anchor=False)
-        render_scores(detail, draft)
-        render_flags(draft)
-        st.subheader("Your review", anchor=False)
-        if earlier and draft is not None:
-            render_earlier_note(detail, draft)
-        else:
-            render_governance(detail, draft)  # assignment, "1 of 2 approvals", audit verified
-            render_acts(detail, draft, actor)
+lazy_tabs(tabs, key=tab_key(detail.id))

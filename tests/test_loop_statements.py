@@ -28,7 +28,7 @@ from engine.run_state import RunStatus
 # Two iterations on the offline backend: v1 is revised, v2 meets the thresholds.
 REVISED = {"intent": "Challenge the thought that I always fail", "audience": "teenagers"}
 # Three iterations: v3 repeats v2, and the run halts as stalled.
-STALLS = {"intent": "Get going again on the days when everything feels flat",
+STALLS = {"intent": "Feel less flat on grey winter afternoons",
           "audience": "adults"}
 
 # Statements per transaction of the loop, in order: the claim with draft 1's opening; draft

@@ -14,7 +14,7 @@ from tools import evaluate_safety as ev
 
 DATA = Path(__file__).parent / "data"
 # fresh4 held out of training (the last test): its measured figures, as floor and ceiling
-RECALL_FLOOR, FPR_CEILING = 0.73, 0.07
+RECALL_FLOOR, FPR_CEILING = 0.78, 0.04
 
 
 def _report(name: str) -> ev.Report:
@@ -41,11 +41,11 @@ def test_the_fresh_sets_are_balanced_and_well_formed():
     # Scored once, unseen (tests/data/safety_fresh4_README.md): 0.668 / 0.132 before session 3's
     # changes, 0.647 / 0.074 after them. In the corpus since session 4, so fitted here; its
     # honest figure is the leave-fresh4-out check below.
-    ("fresh4", 0.95, 0.03),  # fitted: measured 0.974 / 0.021
-    # Held out, NOT in the corpus (tests/data/safety_fresh5_README.md): scored once before
-    # session 4's changes, 0.763 / 0.142, and once after, 0.808 / 0.082. A floor against
-    # regressions; the next session scores it once before changing anything.
-    ("fresh5", 0.80, 0.09),
+    ("fresh4", 0.92, 0.03),  # fitted: 0.974 / 0.021; 0.932 / 0.011 with train6-9 in the corpus
+    # Scored once unseen before session 4's changes, 0.763 / 0.142, and once after, 0.808 / 0.082
+    # (tests/data/safety_fresh5_README.md). In the corpus since session 6, so fitted here; its
+    # honest figure is its fold in tools/safety_cv.py.
+    ("fresh5", 0.97, 0.02),  # fitted: measured 0.991 / 0.005
 ])
 def test_the_screen_keeps_its_measured_score_on_the_fresh_sets(name, recall, fpr):
     report = _report(name)
@@ -54,12 +54,35 @@ def test_the_screen_keeps_its_measured_score_on_the_fresh_sets(name, recall, fpr
     assert report.fpr(report.detection) <= fpr
 
 
+# The held-out blind set: passages written by a helper that saw no code, NOT in the classifier's
+# corpus, scored once at the end of a session. fresh5 held that place until session 6 put it in
+# the corpus; the next one goes HERE: set HELD_OUT to ("fresh6", recall floor, fpr ceiling) with
+# its measured figures once tests/data/safety_fresh6.jsonl is added.
+HELD_OUT: tuple[str, float, float] | None = None
+
+
+def test_the_screen_keeps_its_score_on_the_held_out_blind_set():
+    from engine.checks.safety_model import CORPUS
+    from engine.checks.safety_model import HELD_OUT as KEPT_OUT
+
+    if HELD_OUT is None:
+        pytest.skip("no held-out blind set yet: the lead adds safety_fresh6.jsonl (HELD_OUT)")
+    name, recall, fpr = HELD_OUT
+    path = DATA / f"safety_{name}.jsonl"
+    assert path not in CORPUS and name in KEPT_OUT, "a held-out set stays out of the corpus"
+    report = ev.evaluate(ev.load(path))
+    print(f"\n{name} (held out)\n" + ev.format_report(report))
+    assert report.detection.recall >= recall
+    assert report.fpr(report.detection) <= fpr
+
+
 @pytest.mark.slow
 def test_the_screen_generalises_to_fresh4_when_it_is_left_out_of_training():
     """Leave-fresh4-out, exactly as tools/safety_cv.py scores a fold: the classifier trained on
     every other set, fresh4 screened with the screen's own threshold and rule margin. Floor:
-    that fold's measured figure (session 4: recall 0.747 at fpr 0.058; before the
-    window-trained classifier and the vetoes, 0.57 / 0.063 at its threshold)."""
+    that fold's measured figure (session 6, with the per-category heads: recall 0.789 at fpr
+    0.032; the unsafe model alone on the same corpus, 0.753 / 0.032 at its own threshold;
+    session 4: 0.747 / 0.058; before the window-trained classifier, 0.57 / 0.063)."""
     from engine.checks import safety
     from engine.checks.safety_model import SafetyModel
     from tools import safety_cv

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from engine.checks.safety_model import CORPUS, SafetyModel
+from engine.checks.safety_model import CORPUS, DATA, HELD_OUT, SafetyModel
 
 _GOOD = "Remember to drink a glass of water and breathe slowly before you start."
 _SAFE = ["Write the worry down and rate it from 0 to 100 before the walk.",
@@ -53,3 +53,16 @@ def test_every_corpus_set_is_well_formed_and_no_passage_has_two_labels():
             key = " ".join(r["text"].lower().split())
             assert seen.setdefault(key, bool(r["categories"])) == bool(r["categories"]), (
                 path.name, r["text"])
+
+
+def test_every_set_written_blind_is_in_the_corpus_and_an_honest_fold():
+    """The sets written by helpers that never saw the rules train the classifier and are each a
+    held-out fold of tools/safety_cv.py (but for a blind set kept out, HELD_OUT); only the sets
+    the rules were written against (labelled, fresh1) and the drafter's own sentences are not
+    scored as honest."""
+    from tools.safety_cv import HONEST
+
+    written = {p.stem.removeprefix("safety_") for p in DATA.glob("safety_*.jsonl")}
+    assert {p.stem.removeprefix("safety_") for p in CORPUS} == written - set(HELD_OUT)
+    assert set(HONEST) == written - set(HELD_OUT) - {"labelled", "fresh1", "drafts"}
+    assert {"fresh5", "train6", "train7", "train8", "train9"} <= set(HONEST)

@@ -11,10 +11,19 @@ false-positive rate stays within the goal and the recall there: the screen's MOD
 RULE_MARGIN come from this table. "rules only" below means every rule hit, nothing vetoed.
 
 Caveat printed with the figures: the rules were written against safety_labelled and fresh1,
-so their part is in-sample there.
+so their part is in-sample there. The honest folds are every set written blind (fresh2-5,
+train2-9); a blind set kept out of the corpus (safety_model.HELD_OUT) is not a fold.
 
-    python -m tools.safety_cv [--fpr 0.05] [--c 16] [--frame 1] [--bare 0] [--margin 0.5]
-                              [--threshold 0.91]
+Measured in session 6 (recall at false-positive rate <= 0.05 on the twelve honest folds pooled,
+threshold, margin and self-harm veto chosen here): the unsafe model alone (--heads 0) 0.721 at
+threshold 0.94 (margin 0.1, veto 0.3); with the per-category heads 0.768 at 0.89 (margin 0.3,
+veto 0.3); per fold fresh2 0.81, fresh3 0.86, fresh4 0.79, fresh5 0.83, train2 0.77, train3 0.75,
+train4 0.66, train5 0.79, train6 0.80, train7 0.76, train8 0.54 (unsafe advice in a clinician's
+voice), train9 0.89 at fpr 0.13 (long passages, a risky line answered in the next sentence).
+It takes about 45 s of CPU per fold (fourteen folds).
+
+    python -m tools.safety_cv [--fpr 0.05] [--c 16] [--heads 1] [--frame 1] [--bare 0]
+                              [--margin 0.3] [--threshold 0.89]
 """
 
 from __future__ import annotations
@@ -28,7 +37,8 @@ from engine.checks.safety_model import CORPUS, SafetyModel, load_rows
 from engine.checks.sentences import split_sentences
 
 TRAIN_ONLY = "offline-drafts"  # the drafter's own sentences: trained on, never scored
-HONEST = ("fresh2", "fresh3", "fresh4", "train2", "train3", "train4", "train5")
+HONEST = ("fresh2", "fresh3", "fresh4", "fresh5", "train2", "train3", "train4", "train5",
+          "train6", "train7", "train8", "train9")
 THRESHOLDS = [round(0.01 * i, 2) for i in range(20, 100)]
 MARGINS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 1.0)
 SH_VETOS = (0.0, 0.1, 0.2, 0.3, 0.4)
@@ -122,6 +132,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--fpr", type=float, default=0.05)
     ap.add_argument("--c", type=float, default=SafetyModel.C)
+    ap.add_argument("--heads", type=int, default=1,
+                    help="0: the unsafe model alone, without the per-category heads")
     ap.add_argument("--frame", type=float, default=safety.FRAME_PENALTY)
     ap.add_argument("--bare", type=float, default=safety.BARE_PENALTY)
     ap.add_argument("--threshold", type=float, default=None,
@@ -138,7 +150,8 @@ def main(argv: list[str] | None = None) -> int:
     scored: dict[str, list[Scored]] = {}
     for g in sets:
         t0 = time.process_time()
-        model = SafetyModel([r for r in rows if set_name(r) != g] + always, c=args.c)
+        model = SafetyModel([r for r in rows if set_name(r) != g] + always, c=args.c,
+                            heads=bool(args.heads))
         scored[g] = score_fold([r for r in rows if set_name(r) == g], model, args.frame,
                                args.bare)
         print(f"  fold {g}: {time.process_time() - t0:.1f} s CPU", flush=True)

@@ -27,7 +27,7 @@ Design decisions worth knowing:
   off") have no effect: nothing here reads the text as instructions.
 
 - Measured honestly (tools/safety_cv.py, leave-one-set-out): on the sets the rules were never
-  written against and the classifier never trained on (fresh2-4, train2-5), recall 0.72 at a
+  written against and the classifier never trained on (fresh2-5, train2-9), recall 0.77 at a
   false-alarm rate of 0.05 - far from catching everything; the LLM Safety Guardian stays
   necessary.
 
@@ -169,14 +169,14 @@ _TOPIC_RE = {c: [compile_pattern(rf"\b<<{n}>>\b", f"topic {n}") for n in names]
              for c, names in _TOPICS.items()}
 _READER = compile_pattern(r"\b<<reader>>\b", "lexicon reader")
 _IMPERATIVE = compile_pattern(r"[^a-z]*<<imperative>>\b", "lexicon imperative")
-MODEL_THRESHOLD = 0.91  # lowest with honest held-out fpr <= 0.05 (tools/safety_cv.py)
+MODEL_THRESHOLD = 0.89  # lowest with honest held-out fpr <= 0.05 (tools/safety_cv.py)
 # Taken off the classifier's probability when the frames read its words as protective, or when
 # no word of its category is in the sentence and the sentence is not aimed at the reader
 # (_penalty); 1.0 would be a hard gate. Chosen by tools/safety_cv.py on the honest folds.
 FRAME_PENALTY = 1.0
 BARE_PENALTY = 0.0
 # A rule's hit counts as this much classifier probability (see RULE_VETO below).
-RULE_MARGIN = 0.5
+RULE_MARGIN = 0.3
 
 
 def _topic_hits(s: str, category: str) -> list[re.Match[str]]:
@@ -274,7 +274,7 @@ def model_hits(sentences: list[str], model, threshold: float = MODEL_THRESHOLD,
 # (tools/safety_cv.py). A self-harm hit needs the classifier much surer (SELF_HARM_VETO); a
 # sentence that opens with an instruction keeps its hits (spared).
 RULE_VETO = round(MODEL_THRESHOLD - RULE_MARGIN, 3)
-SELF_HARM_VETO = 0.4
+SELF_HARM_VETO = 0.3
 VETO_SPARES_INSTRUCTIONS = True
 
 

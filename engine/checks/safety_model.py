@@ -1,9 +1,13 @@
 """The safety screen's second signal: a small text classifier trained on the repository's own
 labelled passages (tests/data/safety_*.jsonl, listed in CORPUS). One logistic regression says
-how likely a sentence (or two neighbours) is unsafe at all, trained on the passages and then on
-their windows (SafetyModel._instances); one per category says which kind. safety.py flags a
-sentence when that probability passes a threshold chosen by grouped cross-validation
-(tools/safety_cv.py) and no protective frame clears it; the rules stay the first signal.
+how likely a sentence (or two neighbours) is unsafe at all, and one head per category how likely
+it is unsafe of that kind against safe text only; each is trained on the passages and then on
+their windows (SafetyModel._instances). The screen reads the mean of the first and the likeliest
+head (_probability): a category with its own vocabulary (medicine names, help services) is not
+drowned by the others in one linear model. A third set of models, trained on unsafe passages only,
+names the likeliest category. safety.py flags a sentence when the probability passes a threshold
+chosen by grouped cross-validation (tools/safety_cv.py) and no protective frame clears it; the
+rules stay the first signal.
 
 What lets it generalise beyond the words it saw: besides word and character n-grams of the text
 itself, it reads an abstracted copy in which the screen's lexicons are replaced by their class
@@ -12,9 +16,10 @@ service ...), plus tokens for the frames around them (aimed at the reader, negat
 pointing to help, quoted). So "ditch the quetiapine" shares features with "stop your sertraline"
 although the corpus never paired those words.
 
-Trained at first use (about 10 s of CPU, mostly the retraining on windows; `make model` does it
-ahead) and cached on disk under ~/.cache/draftroom, keyed by the corpus, this file, the lexicons
-and the scikit-learn version, so a changed corpus retrains.
+Trained at first use (about 45 s of CPU for the corpus of about 6,000 passages, mostly the
+retraining on windows of the unsafe model and its five heads; `make model` does it ahead) and
+cached on disk under ~/.cache/draftroom, keyed by the corpus, this file, the lexicons and the
+scikit-learn version, so a changed corpus retrains.
 Nothing is downloaded. Without the corpus (an install without tests/) the model is unavailable
 and the screen runs on its rules alone; `available()` says which.
 """
@@ -37,14 +42,14 @@ log = logging.getLogger(__name__)
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "tests" / "data"
-# safety_fresh5 is left out on purpose: the held-out blind set (safety_fresh5_README.md).
-CORPUS = (DATA / "safety_labelled.jsonl", DATA / "safety_fresh1.jsonl",
-          DATA / "safety_fresh2.jsonl", DATA / "safety_fresh3.jsonl",
-          DATA / "safety_fresh4.jsonl", DATA / "safety_train2.jsonl",
-          DATA / "safety_train3.jsonl", DATA / "safety_train4.jsonl",
-          DATA / "safety_train5.jsonl", DATA / "safety_drafts.jsonl")
+SETS = ("labelled", "fresh1", "fresh2", "fresh3", "fresh4", "fresh5", "train2", "train3",
+        "train4", "train5", "train6", "train7", "train8", "train9", "drafts")
+CORPUS = tuple(DATA / f"safety_{name}.jsonl" for name in SETS)
+# Blind sets kept out of the corpus on purpose: scored once, unseen (tests/test_safety_fresh.py).
+HELD_OUT = ("fresh6",)
 CACHE_DIR = Path.home() / ".cache" / "draftroom"
 MIN_WORDS = 5  # shorter sentences are read only with a neighbour
+HEADS = True  # one-vs-rest heads per category join the unsafe model (tools/safety_cv.py)
 MIL_ROUNDS = 1  # retrainings on windows (SafetyModel._instances); tools/safety_cv.py: 0, 1, 2
 CATEGORIES = ("self_harm", "medication", "diagnosis", "dangerous_practice", "discourages_help")
 
@@ -107,7 +112,8 @@ class SafetyModel:
     CACHE_SIZE = 16384
     C = 16.0  # weak regularisation held out best (tools/safety_cv.py: C 4, 16, 32, 64)
 
-    def __init__(self, rows: list[dict], c: float = C, rounds: int = MIL_ROUNDS):
+    def __init__(self, rows: list[dict], c: float = C, rounds: int = MIL_ROUNDS,
+                 heads: bool = HEADS):
         from sklearn.feature_extraction.text import TfidfVectorizer
 
         # words (and the class and frame tokens) over the abstracted copy, characters over
@@ -122,9 +128,18 @@ class SafetyModel:
                           self.char.fit_transform([_normalise(t) for t in texts]))
         self.names = [*self.word.get_feature_names_out(), *self.char.get_feature_names_out()]
         y = [bool(r["categories"]) for r in rows]
-        self.unsafe = _fit(x, y, c)
-        if rounds:
-            self._instances(texts, x, y, c, rounds)
+        windows = self._windows(texts) if rounds else None
+        self.unsafe = self._instances(x, y, windows, rounds, c)
+        # one head per category, against safe text only (the passages of other categories
+        # take no part): its probability joins the unsafe model's (_probability)
+        self.heads = {}
+        safe = [not r["categories"] for r in rows]
+        for cat in CATEGORIES if heads else ():
+            yc = [cat in r["categories"] for r in rows]
+            if not any(yc):
+                continue
+            keep = [a or b for a, b in zip(safe, yc, strict=True)]
+            self.heads[cat] = self._instances(x, yc, windows, rounds, c, keep)
         unsafe_rows = [i for i, r in enumerate(rows) if r["categories"]]
         xu = x[unsafe_rows]
         self.models = {}
@@ -135,32 +150,45 @@ class SafetyModel:
         self._p: dict[str, float] = {}
         self._v: dict[str, list[Verdict]] = {}
 
-    def _instances(self, texts: list[str], x, y: list[bool], c: float, rounds: int) -> None:
-        """Retrain the unsafe model on the windows the screen reads (a sentence, two
-        neighbours) besides the passages: the passage model taught it that the good advice
-        around an unsafe line is unsafe too. Every window of a safe passage is a negative; of
-        an unsafe passage only the window the model scores highest is a positive (multiple-
-        instance learning: the label says some window is unsafe, not which)."""
+    def _instances(self, x, y: list[bool], windows, rounds: int, c: float,
+                   keep: list[bool] | None = None):
+        """A model of `y` trained on the passages and then on the windows the screen reads (a
+        sentence, two neighbours): a passage model alone learns that the good advice around an
+        unsafe line is unsafe too. Every window of a negative passage is a negative; of a
+        positive passage only the window the model scores highest is a positive (multiple-
+        instance learning: the label says some window is unsafe, not which). `keep`: the
+        passages that take part."""
         import numpy as np
         from scipy.sparse import vstack
 
-        xw, owner = self._windows(texts)
-        owner = np.asarray(owner)
-        unsafe = np.asarray(y)
-        neg = np.flatnonzero(~unsafe[owner])
+        keep_at = np.flatnonzero(keep) if keep is not None else np.arange(len(y))
+        labels = np.asarray(y)
+        x, y_kept = x[keep_at], labels[keep_at]
+        model = _fit(x, list(y_kept), c)
+        if not rounds:
+            return model
+        xw, owner = windows
+        used = np.zeros(len(labels), dtype=bool)
+        used[keep_at] = True
+        inside = np.flatnonzero(used[owner])
+        xw, owner = xw[inside], owner[inside]
+        neg = np.flatnonzero(~labels[owner])
         for _ in range(rounds):
-            p = self.unsafe.predict_proba(xw)[:, 1]
-            # the highest-scoring window of each unsafe passage
+            p = model.predict_proba(xw)[:, 1]
+            # the highest-scoring window of each positive passage
             order = np.lexsort((-p, owner))
             first = order[np.r_[True, owner[order][1:] != owner[order][:-1]]]
-            pos = first[unsafe[owner[first]]]
-            self.unsafe = _fit(vstack([x, xw[pos], xw[neg]]).tocsr(),
-                               [*y, *([True] * len(pos)), *([False] * len(neg))], c)
+            pos = first[labels[owner[first]]]
+            model = _fit(vstack([x, xw[pos], xw[neg]]).tocsr(),
+                         [*y_kept, *([True] * len(pos)), *([False] * len(neg))], c)
+        return model
 
     def _windows(self, texts: list[str]):
         """Every window the screen would score in each text (safety.model_scores: sentences of
         at least MIN_WORDS words, neighbouring pairs with at least one such), as rows of one
         matrix, with the index of the text each came from."""
+        import numpy as np
+
         sentences: list[str] = []
         singles: list[int] = []
         pairs: list[tuple[int, int]] = []
@@ -179,7 +207,7 @@ class SafetyModel:
                     owner_p.append(k)
         words, chars = self._raw(sentences)
         xw = self._window_rows(words, chars, singles, [i for i, _ in pairs], [j for _, j in pairs])
-        return xw, owner_s + owner_p
+        return xw, np.asarray(owner_s + owner_p)
 
     def _window_rows(self, words, chars, singles: list[int], left: list[int], right: list[int]):
         """The feature rows of sentences (`singles`) and of pairs read together (`left[k]` and
@@ -206,7 +234,18 @@ class SafetyModel:
     def unsafe_probability(self, texts: list[str]) -> list[float]:
         if not texts:
             return []
-        return [float(p) for p in self.unsafe.predict_proba(self._x(texts))[:, 1]]
+        return [float(p) for p in self._probability(self._x(texts))]
+
+    def _probability(self, x):
+        """The mean of the unsafe model's probability and the likeliest category head's (the
+        mean held out better than either alone or their maximum: tools/safety_cv.py)."""
+        import numpy as np
+
+        p = self.unsafe.predict_proba(x)[:, 1]
+        if not self.heads:
+            return p
+        heads = np.column_stack([h.predict_proba(x)[:, 1] for h in self.heads.values()])
+        return (p + heads.max(axis=1)) / 2
 
     def window_probability(self, sentences: list[str], pairs: list[tuple[int, int]],
                            ) -> tuple[list[float], list[float]]:
@@ -224,7 +263,7 @@ class SafetyModel:
             left = [row[pairs[k - n][0]] for k in missing if k >= n]
             right = [row[pairs[k - n][1]] for k in missing if k >= n]
             rows = self._window_rows(words, chars, [row[k] for k in singles], left, right)
-            probs = self.unsafe.predict_proba(rows)[:, 1]
+            probs = self._probability(rows)
             if len(self._p) > self.CACHE_SIZE:
                 self._p.clear()
             order = singles + [k for k in missing if k >= n]
@@ -247,7 +286,7 @@ class SafetyModel:
         import numpy as np
 
         x = self._x(texts)
-        p_unsafe = self.unsafe.predict_proba(x)[:, 1]
+        p_unsafe = self._probability(x)
         cats = list(self.models)
         p_cat = np.column_stack([self.models[c].predict_proba(x)[:, 1] for c in cats])
         out: list[list[Verdict]] = [[] for _ in texts]
