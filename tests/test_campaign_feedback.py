@@ -16,7 +16,7 @@ from engine import views
 from engine.checks.campaign_consistency import campaign_findings
 from engine.checks.feedback_coverage import Comment, feedback_findings
 from engine.llm.offline.campaign.common import mentions_in
-from engine.pipelines.campaign.requests import fee_ask, other_form, sign_off
+from engine.pipelines.campaign.requests import fee_ask, is_fee_comment, other_form, sign_off
 from testkit.fake_openai import example_from_schema, find_schema, running
 from tests.test_campaign_open_points import detail, latest, open_points, to_outreach
 from tests.test_follow_loop import cli, use_fake_server
@@ -48,9 +48,11 @@ def test_a_fee_comment_is_read_for_its_creator_and_amount(
     "Mention that the pastry box costs $25",  # a price to say, not a fee
     "Add the 20% discount code ALMA20",
     "Offer Sarah $500",  # no such creator on the shortlist
+    "Say we offer 20% off to the first creator's followers",  # what the brand offers readers
 ])
 def test_what_is_no_fee_for_a_shortlisted_creator(comment: str) -> None:
     assert fee_ask(comment, CREATORS) is None
+    assert is_fee_comment(comment) == comment.startswith("Offer Sarah")
 
 
 def test_a_fee_for_her_is_the_only_creators_fee() -> None:

@@ -14,13 +14,11 @@ from __future__ import annotations
 
 import re
 
-from engine.checks.terms import normalise, numbers, section, sections
+from engine.checks.terms import numbers, sections
 from engine.pipelines.campaign.requests import Creator, fee_ask, new_fee, sign_off
 
 _MONEY = re.compile(r"[$\u20ac\u00a3]\s?\d[\d,]*(?:\.\d+)?k?|\d[\d,]*\s?(?:usd|dollars|eur)\b",
                     re.I)
-UNANSWERED = ("open points",)
-"""Where a draft lists what it did not apply (feedback_coverage.UNANSWERED_SECTIONS)."""
 _HEAD = re.compile(r"(@[\w.]*\w)\s*(?:[\u00b7|:\u2013-]\s*(.*))?$")
 
 
@@ -46,8 +44,6 @@ def _fees(body: str) -> list[float]:
 def campaign_answered(comment: str, before: str, after: str) -> bool | None:
     """Whether the outreach `after` answers a fee or sign-off `comment` made about `before`
     (None: not such a comment, or no creator messages to read it in)."""
-    if normalise(comment) in normalise(section(after, *UNANSWERED)):
-        return False  # reported as not applied: said, not done (whatever else changed)
     now = _messages(after)
     if not now:
         return None

@@ -37,7 +37,10 @@ _MONEY = re.compile(r"\$\s?(\d[\d,]*(?:\.\d+)?)\s?(k\b)?"
                     r"|\b(\d[\d,]*(?:\.\d+)?)\s?(k\b)?\s*(?:usd|dollars?|bucks)\b", re.I)
 _FEE_WORD = re.compile(r"\b(?:fees?|pay|paid|paying|offer(?:ed|ing)?|give|rate|bump|raise|"
                        r"increase|lower|reduce|compensat\w*|should get)\b", re.I)
-_BARE = re.compile(r"(?<![\w.@:/$-])(\d[\d,]*(?:\.\d+)?)(k\b)?(?![\w:%.-]*\w)", re.I)
+_BARE = re.compile(r"(?<![\w.@:/$-])(\d[\d,]*(?:\.\d+)?)(k\b)?(?!\s?%|[\w:%.-]*\w)", re.I)
+# Said to creators, a word like "offer" is what the brand offers them ("say we offer 20% off"):
+# only these still make such a comment a fee comment.
+_PAY_WORD = re.compile(r"\b(?:fees?|pay|paid|paying|rate)\b", re.I)
 _RAISE = re.compile(r"\b(?:raise|bump|increase|add|up)\b[^.;\n]*\bby\s*$|\b(?:another|an extra|"
                     r"extra)\s*$", re.I)
 _LOWER = re.compile(r"\b(?:lower|reduce|cut|drop|decrease|down)\b[^.;\n]*\bby\s*$", re.I)
@@ -98,8 +101,9 @@ def _named(comment: str, creators: list[Creator]) -> list[str]:
 
 def is_fee_comment(comment: str) -> bool:
     """The comment sets or moves a fee (whether or not it says whose)."""
-    found = _amount(comment)
-    return bool(found) and (bool(_FEE_WORD.search(comment)) or not _MENTION.match(comment))
+    if not _amount(comment):
+        return False
+    return bool(_PAY_WORD.search(comment)) if _MENTION.match(comment) else True
 
 
 def fee_ask(comment: str, creators: list[Creator]) -> FeeAsk | None:
