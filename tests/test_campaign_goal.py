@@ -183,8 +183,7 @@ def test_a_number_in_a_brand_products_name_is_no_target(db_url: str) -> None:
                                "budget": 5000, "num_creators": 3, "product": "tempo 3 trainers",
                                "numbers": ["500", "$60k"], "dates": ["June"]})
     assert not got["flagged"], got["flagged"]  # "our Tempo 3 trainers" leaks no count
-    # The evaluator's own rule counts every digit of the goal, the product's "3" too.
-    assert got["why"] == ["the goal's internal target in creator messages"]
+    assert got["right"], got["why"]  # nor does the evaluator count the product's "3"
 
 
 def test_a_small_budget_offers_no_fee_above_the_per_creator_share(db_url: str) -> None:
