@@ -11,6 +11,7 @@ import glob
 import itertools
 import os
 import pwd
+import shlex
 import shutil
 import socket
 import subprocess
@@ -87,7 +88,7 @@ class PgServer:
             # runuser keeps the environment small and needs no password; `su` is the fallback.
             runuser = shutil.which("runuser")
             cmd = ([runuser, "-u", self.user.pw_name, "--", *cmd] if runuser
-                   else ["su", self.user.pw_name, "-s", "/bin/sh", "-c", " ".join(cmd)])
+                   else ["su", self.user.pw_name, "-s", "/bin/sh", "-c", shlex.join(cmd)])
         env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LC_ALL": "C", "LANG": "C"}
         return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env,
                               cwd=self.root)

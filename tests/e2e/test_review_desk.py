@@ -103,8 +103,10 @@ def test_start_edit_approve_and_find_it_in_the_queue(page, app: AppServer, artif
     page.get_by_role("link", name="Review queue").click()
     expect(page.get_by_role("heading", name="Finished (1)")).to_be_visible()
     link = page.get_by_role("link", name="Help a student manage exam panic")
-    card = page.get_by_test_id("stHorizontalBlock").filter(has=link).last
+    # A card is one bordered container: the link, then its status and scores.
+    card = page.get_by_test_id("stVerticalBlock").filter(has=link).last
     expect(card).to_contain_text("Approved")
+    expect(card).not_to_contain_text("Finished (1)")  # the card, not the section around it
     _shot(page, artifacts, "08-queue")
 
 
