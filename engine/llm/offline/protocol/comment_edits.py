@@ -16,6 +16,7 @@ and it is where the facts a pointer refers to come from."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from engine.llm.offline.protocol.common import (
@@ -274,7 +275,7 @@ def _add_quote(doc: _Doc, words: str, step: int | None) -> None:
         doc.purpose = f'{_end(doc.purpose)} In your own words: "{words}".'.strip()
 
 
-def apply(doc: _Doc, edits: list[Edit], add_step) -> list[str]:
+def apply(doc: _Doc, edits: list[Edit], add_step: Callable[[_Doc, str], None]) -> list[str]:
     """Make each edit; the sentences of those that could not be made."""
     failed = []
     for e in edits:
