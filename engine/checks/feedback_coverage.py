@@ -131,6 +131,13 @@ def _removed(target: str, before: str, after: str) -> bool:
     return all(normalise(line) not in kept for line, v in share.items() if v == best)
 
 
+def replacements(comment: str) -> list[tuple[str, str]]:
+    """The (old, new) words of each "replace 'A' with 'B'" in a comment: what the check
+    verifies and the offline drafter applies (one reading for both)."""
+    return [(m.group("old").strip(), m.group("new")) for p in _REPLACE
+            for m in p.finditer(comment)]
+
+
 def _replaced(old: str, new: str, before: str, after: str) -> bool:
     core = re.sub(r"^(?:an?|the)\s+", "", normalise(old))
     was, now = normalise(before).count(core), normalise(after).count(core)
@@ -155,9 +162,9 @@ def answered(comment: str, before: str, after: str) -> bool:
         return False
     if has_phrase(comment, data()["shortening"]) and not _POINTS_AT_PART.search(comment):
         return len(normalise(after).split()) <= SHORTER * len(normalise(before).split())
-    swaps = [m for p in _REPLACE for m in p.finditer(comment)]
+    swaps = replacements(comment)
     if swaps:
-        return all(_replaced(m.group("old"), m.group("new"), before, after) for m in swaps)
+        return all(_replaced(old, new, before, after) for old, new in swaps)
     removal = _wants_removal(comment)
     quoted = [a or b for a, b in _QUOTED.findall(comment)]
     if quoted and (removal or "rewrite" in comment.lower()):
@@ -211,5 +218,5 @@ def no_change_findings(kind: str, text: str, previous: str | None) -> list[Findi
                     "progress. Make the changes the notes and comments ask for.")]
 
 
-__all__ = ["Comment", "answered", "changed_text", "feedback_findings", "no_change",
+__all__ = ["Comment", "answered", "replacements", "changed_text", "feedback_findings", "no_change",
            "no_change_findings"]

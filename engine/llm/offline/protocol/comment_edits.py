@@ -19,6 +19,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from engine.checks.feedback_coverage import replacements
 from engine.llm.offline.protocol.common import (
     IRREGULAR_GERUNDS,
     _cap,
@@ -54,26 +55,31 @@ _NOT_GERUNDS = {"something", "anything", "nothing", "everything", "morning", "ev
                 "during", "spring", "string", "ring", "king", "bring", "sibling", "meeting"}
 
 
+def _gerund_stem(word: str) -> str | None:
+    """ "riding" -> "ride", "sitting" -> "sit", "lying" -> "lie"; None for no gerund."""
+    if word in IRREGULAR_GERUNDS:
+        return IRREGULAR_GERUNDS[word]
+    if not word.endswith("ing") or len(word) < 5 or word in _NOT_GERUNDS:
+        return None
+    stem = word[:-3]
+    if len(stem) >= 2 and stem[-1] == stem[-2] and stem[-1] not in "lsz":
+        return stem[:-1]  # sitting -> sit, shopping -> shop
+    if stem.endswith(("c", "v", "th", "dg", "at", "iz", "ys")) or re.fullmatch(
+            r"[aeiou][^aeiouwxy]", stem) or (
+            len(stem) <= 4 and re.fullmatch(r".*[^aeiou][aeiou][^aeiouwxy]", stem)):
+        return stem + "e"  # noticing -> notice, riding -> ride, taking -> take, using -> use
+    return stem
+
+
 def imperative(phrase: str) -> str | None:
     """ "riding one floor with a friend" -> "Ride one floor with a friend." (None when the
     phrase does not start with an action)."""
     words = phrase.split()
     if len(words) < 2:  # "journaling" alone is a topic (library.TOPIC_STEPS), not an action
         return None
-    first = words[0].lower()
-    if first in IRREGULAR_GERUNDS:  # lying -> lie
-        words = [IRREGULAR_GERUNDS[first], *words[1:]]
-        safe = _safe_fragment(" ".join(words), max_words=16)
-        return _end(_cap(_to_second_person(safe))) if safe else None
-    if not first.endswith("ing") or len(first) < 5 or first in _NOT_GERUNDS:
+    stem = _gerund_stem(words[0].lower())
+    if stem is None:
         return None
-    stem = first[:-3]
-    if len(stem) >= 2 and stem[-1] == stem[-2] and stem[-1] not in "lsz":
-        stem = stem[:-1]  # sitting -> sit, shopping -> shop
-    elif stem.endswith(("c", "v", "th", "dg", "at", "iz", "ys")) or re.fullmatch(
-            r"[aeiou][^aeiouwxy]", stem) or (
-            len(stem) <= 4 and re.fullmatch(r".*[^aeiou][aeiou][^aeiouwxy]", stem)):
-        stem += "e"  # noticing -> notice, riding -> ride, taking -> take, using -> use
     text = " ".join([stem, *words[1:]])
     safe = _safe_fragment(text, max_words=16)
     return _end(_cap(_to_second_person(safe))) if safe else None
@@ -103,13 +109,6 @@ _STEP_CLAUSE = re.compile(
     r"\s+(?:where|in which|that|when|during which)\s+(.{3,200})", re.I)
 _AS_STEP = re.compile(
     r"\b(?:add|include|put in|insert)\s+(.{3,160}?)\s+as\s+" + _STEP_WORD + r"\b", re.I)
-_Q = r"['\"\u2018\u201c]"
-_QE = r"['\"\u2019\u201d]"
-_REPLACE = [re.compile(p, re.I) for p in (
-    rf"\b(?:replace|swap|change)\s+{_Q}(?P<old>.+?){_QE}\s+(?:with|for|to|by|into)\s+"
-    rf"{_Q}(?P<new>.+?){_QE}(?=[\s.,;:!?)-]|$)",
-    rf"\buse\s+{_Q}(?P<new>.+?){_QE}\s+instead\s+of\s+{_Q}(?P<old>.+?){_QE}(?=[\s.,;:!?)-]|$)",
-)]
 _SAY_THAT = re.compile(
     r"\b(?:say|state|add|note|explain|mention|make (?:it )?clear|tell (?:her|him|them|the "
     r"(?:client|reader)))\s+that\s+(.{3,200})", re.I)
@@ -183,11 +182,9 @@ def read_edits(sentence: str, context: list[str]) -> list[Edit]:
     """The edits one request sentence asks for ([] when it asks for none of these); one
     sentence may ask for several ("The hospital is Soroka. Name it, and add a step where...")."""
     out: list[Edit] = []
-    for pattern in _REPLACE:
-        for m in pattern.finditer(sentence):
-            new = _safe_fragment(m.group("new"), max_words=12)
-            if new:
-                out.append(Edit(sentence, "replace", new, old=m.group("old").strip()))
+    for old, new in replacements(sentence):
+        if safe := _safe_fragment(new, max_words=12):
+            out.append(Edit(sentence, "replace", safe, old=old))
     if out:
         return out
     where = _step_index(sentence)

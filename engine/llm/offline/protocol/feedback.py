@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import asdict, dataclass, field, replace
+from functools import lru_cache
 
 from engine.checks import crisis
 from engine.llm.offline.protocol import comment_edits as ce
@@ -133,17 +134,22 @@ def _read_sentence(fb: Feedback, comment: str, context: list[str]) -> bool:
                 or specific or fb.edits and fb.edits[-1].source == comment)
 
 
-def _removed_topics(comment: str) -> list[str]:
+@lru_cache(maxsize=256)
+def _asks_of(comment: str) -> _Asks:
+    """What the drafter's other rules (asks.py) read in one sentence; read once, shared
+    read-only by the two questions below."""
     asks = _Asks()
     _read_request(comment, asks, from_human=True)
-    return asks.remove_topics
+    return asks
+
+
+def _removed_topics(comment: str) -> list[str]:
+    return _asks_of(comment).remove_topics
 
 
 def _asks_anything(comment: str) -> bool:
     """Whether the drafter's other rules (asks.py) read any request in the comment."""
-    asks = _Asks()
-    _read_request(comment, asks, from_human=True)
-    return asdict(asks) != asdict(_Asks())
+    return asdict(_asks_of(comment)) != asdict(_Asks())
 
 
 def _sentence(template: str, phrase: str) -> str | None:
