@@ -77,6 +77,8 @@ def focus_of(intent: str, asked: Request) -> str | None:
     if asked.technique == "graded_exposure" or (not asked.technique and not asked.event
                                                 and choose_exercise(intent) == "graded_exposure"):
         return None  # a ladder needs a feared situation; a feared outcome is none
+    if asked.activity and "behavioural_activation" in (asked.technique, choose_exercise(intent)):
+        return asked.activity
     if asked.feared or asked.event:
         return asked.feared or asked.event
     if m := _QUOTED.search(intent):
@@ -155,6 +157,9 @@ class Request:
     """What the person keeps going over ("the argument with my sister")."""
     urges: bool = False
     """The request is about urges to self-harm: the steps delay the urge, with a safety plan."""
+    activity: str | None = None
+    """What the person used to enjoy or has given up ("gardening", "going to her choir"): what
+    behavioural activation builds back towards."""
 
 
 # A phrase ends where the request goes on about something else.
@@ -164,11 +169,16 @@ _CLAUSE_END = re.compile(
     r"again and again|over and over|again|last \w+|this \w+|"
     r"for (?:a|an|the|my|his|her|their|someone|somebody|people|anyone)\b|where|please|pls|"
     r"(?:in|for|over)\s+(?:\d+|a|an|the last|several|many|a few)\s+(?:\w+\s+)?(?:yrs?|years?|"
-    r"months?|weeks?|days?)|"
-    r"and (?:what|whether|how|why|has|have|had|is|was|gets?|got|can|can't|won't|avoids?|"
+    r"months?|weeks?|days?)|(?:in|for)\s+(?:weeks|months|years|ages|days)\b|"
+    r"and (?:hasn't|hasnt|haven't|isn't|doesn't|didn't|wasn't|"
+    r"what|whether|how|why|has|have|had|is|was|gets?|got|can|can't|won't|avoids?|"
     r"stopped|hides?|panics?|freezes?|feels?|wants?|needs?|now|she|he|they|you|i|we)\b)"
     r"\b|\s[-\u2013\u2014]\s|[\u2013\u2014]|[,.;:!?()\n]", re.I)
 _FEARED = [re.compile(p, re.I) for p in (
+    # What the ladder is for, when the request says so, comes before what else it mentions.
+    r"\b(?:hierarchy|ladder|exposure)\s+(?:for|around|about|on|of|with|to|leading up to|"
+    r"building up to|working up to|towards?)\s+(?!a fear\b)"
+    r"(?!(?:[\w-]+\s+)?(?:anxiety|phobia|fears?|panic)\b)(.+)",
     r"\bfears\s+(?!(?:of|about|that|for|it|this)\b)(.+)",
     r"\bexposure\s+to\s+(?!a fear\b)(.+)",
     r"\b(?:exposure|hierarchy|ladder)\s*:\s*(.+)",
@@ -220,13 +230,21 @@ def _phrase(text: str) -> str | None:
 # "Scared of losing my job" fears an outcome, not a situation to approach step by step.
 _OUTCOME = re.compile(r"^(?:losing|failing|being|getting|not|dying|going|having|making|what)\b",
                       re.I)
+# "exposure for a 30 year old", "hierarchy for social anxiety": a person or a condition, not a
+# situation to approach.
+_NOT_SITUATION = re.compile(
+    r"^(?:(?:an?|the|my|our|this|her|his|their)\s+)?(?:(?:\d+\s*(?:-?\s*years?[- ]old|yo|y/o)\b)|"
+    r"(?:[\w-]+\s+){0,2}?(?:client|patient|man|woman|teen|teenager|kid|child|boy|girl|student|"
+    r"mum|mom|dad|person|guy|lady|adult|retiree|widow|widower)s?\b)|"
+    r"(?:[\w-]+\s+)?(?:anxiety|phobia|fears?|panic|ocd|disorder|worries|worry)$", re.I)
 
 
 def _first(patterns: list[re.Pattern[str]], text: str, *, situations: bool = False) -> str | None:
     for pattern in patterns:
         for m in pattern.finditer(text):
             phrase = _phrase(m.group(1))
-            if phrase and not (situations and _OUTCOME.match(phrase)):
+            if phrase and not (situations and (_OUTCOME.match(phrase)
+                                               or _NOT_SITUATION.match(phrase))):
                 return phrase
     return None
 
@@ -241,11 +259,16 @@ def _earliest(patterns: list[re.Pattern[str]], text: str) -> str | None:
 _FEAR_CUE = re.compile(r"\b(?:fear\w*|afraid|scared|terrified|frightened|phobi\w*|\w+phobi\w*|"
                        r"avoid\w*|panic\w*|anxious|exposure|hierarch\w*|ladder)", re.I)
 # "needle phobia", "hospital avoidance": the word before names the feared thing.
-_KIND_OF_FEAR = re.compile(r"\b([a-z][a-z-]{2,})\s+(?:phobia|avoidance)\b", re.I)
+_KIND_OF_FEAR = re.compile(r"\b([a-z][a-z-]{2,})\s+(?:phobia|avoidance|fears?)\b", re.I)
 _NOT_A_THING = frozenset(("social", "the", "a", "an", "my", "her", "his", "their", "your", "our",
                           "with", "of", "for", "and", "or", "no", "any", "this", "that", "some",
                           "specific", "simple", "severe", "extreme", "intense", "mild",
-                          "experiential", "avoidant", "safety", "behaviour", "behavior"))
+                          "experiential", "avoidant", "safety", "behaviour", "behavior",
+                          "irrational", "biggest", "worst", "main", "big", "huge", "real",
+                          "deep", "general", "common", "old", "new", "same", "own", "whose",
+                          "childhood", "lifelong", "longstanding", "long-standing", "his",
+                          "intrusive", "overwhelming", "such", "these", "those", "its",
+                          "unfounded", "underlying", "core", "primary", "greatest"))
 
 
 def _feared(intent: str) -> str | None:
@@ -261,9 +284,18 @@ def _feared(intent: str) -> str | None:
     return next((thing for pattern, thing in lib.FEARED_THINGS if re.search(pattern, low)), None)
 
 
+_ACTIVITY = [re.compile(p, re.I) for p in (
+    r"\bused\s+to\s+(?:love|enjoy|like|adore)\s+(.+)",
+    r"\b(?:stopped|gave up|has given up|quit|dropped|no longer goes to|misses|abandoned)\s+"
+    r"(?!(?:eating|sleeping|taking|working)\b)(.+)",
+    r"\bused\s+to\s+(?!be\b|have\b|feel\b|think\b|worry\b)(.+)",
+)]
+
+
 def read_request(intent: str) -> Request:
     return Request(technique=named_technique(intent), feared=_feared(intent),
-                   event=_earliest(_EVENT, intent), urges=bool(_URGES.search(intent)))
+                   event=_earliest(_EVENT, intent), urges=bool(_URGES.search(intent)),
+                   activity=_first(_ACTIVITY, intent))
 
 
 def _context(data: dict[str, Any]) -> _Context:
