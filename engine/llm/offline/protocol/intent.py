@@ -176,8 +176,10 @@ _CLAUSE_END = re.compile(
     r"\b|\s[-\u2013\u2014]\s|[\u2013\u2014]|[,.;:!?()\n]", re.I)
 _FEARED = [re.compile(p, re.I) for p in (
     # What the ladder is for, when the request says so, comes before what else it mentions.
-    r"\b(?:hierarchy|ladder|exposure)\s+(?:for|around|about|on|of|with|to|leading up to|"
-    r"building up to|working up to|towards?)\s+(?!a fear\b)"
+    # Not a person ("for a retired engineer", "for Dana") nor the ladder's own parts.
+    r"\b(?:hierarchy|ladder|exposure)\s+(?:for|around|about|on|to|leading up to|"
+    r"building up to|working up to|towards?)\s+(?!an?\s)(?!(?-i:[A-Z]))(?!a fear\b)"
+    r"(?!(?:small |tiny |gradual |graded )?(?:steps|rungs|stages|exercises|tasks)\b)"
     r"(?!(?:[\w-]+\s+)?(?:anxiety|phobia|fears?|panic)\b)(.+)",
     r"\bfears\s+(?!(?:of|about|that|for|it|this)\b)(.+)",
     r"\bexposure\s+to\s+(?!a fear\b)(.+)",
@@ -190,7 +192,9 @@ _FEARED = [re.compile(p, re.I) for p in (
     r"\bphobia\s+(?:of|about)\s+(.+)",
     r"\b(?:panic(?:s|king|ky)?|anxiety|anxious)(?:\s+attacks?)?\s+(?:in|at|on|around|near|"
     r"inside|during)\s+(.+)",
-    r"\b(?:exposure|exposing\s+\w+|expose\s+\w+)\s+(?:to|around|for|with)\s+(?!a fear\b)(.+)",
+    r"\b(?:exposure|exposing\s+\w+|expose\s+\w+)\s+(?:to|around|with)\s+(?!a fear\b)(.+)",
+    # "exposure for a bank clerk who ...", "for Dana": the person, not what they fear
+    r"\b(?:exposure|exposing\s+\w+|expose\s+\w+)\s+for\s+(?!an?\s)(?!(?-i:[A-Z]))(.+)",
     r"\bavoid(?:s|ing|ance of)?\s+(.+)",
     r"\b(?:hasn't|has not|haven't|have not|hasnt|can't|cannot|won't|doesn't|does not|never)\s+"
     r"(?:been\s+able\s+to\s+)?(?:taken|take|used|use|gone|go|been|ridden|ride|driven|drive|"
@@ -259,7 +263,7 @@ def _earliest(patterns: list[re.Pattern[str]], text: str) -> str | None:
 _FEAR_CUE = re.compile(r"\b(?:fear\w*|afraid|scared|terrified|frightened|phobi\w*|\w+phobi\w*|"
                        r"avoid\w*|panic\w*|anxious|exposure|hierarch\w*|ladder)", re.I)
 # "needle phobia", "hospital avoidance": the word before names the feared thing.
-_KIND_OF_FEAR = re.compile(r"\b([a-z][a-z-]{2,})\s+(?:phobia|avoidance|fears?)\b", re.I)
+_KIND_OF_FEAR = re.compile(r"\b([a-z][a-z-]{2,})\s+(?:phobia|avoidance|fear)\b", re.I)
 _NOT_A_THING = frozenset(("social", "the", "a", "an", "my", "her", "his", "their", "your", "our",
                           "with", "of", "for", "and", "or", "no", "any", "this", "that", "some",
                           "specific", "simple", "severe", "extreme", "intense", "mild",
