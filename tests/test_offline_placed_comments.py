@@ -115,3 +115,19 @@ def test_a_youth_crisis_line_a_reviewer_names_is_kept_not_redacted() -> None:
     assert any("Childline 0800 1111" in s for s in _steps(revised).splitlines()
                if "safety plan" in s)
     assert answered(comment, first, revised)
+
+
+@pytest.mark.parametrize(("intent", "in_steps"), [
+    # a belief read after its person, with "assumes"; "him" ending it is the person
+    ("Cognitive restructuring for a teacher who assumes the head hates him since the "
+     "inspection", "the head hates you since the inspection"),
+    # the part of the request that states a belief comes first
+    ("Spiralling about grades - is sure one failed quiz means he'll be kicked off the course. "
+     "Thought record", "one failed quiz means"),
+    # a person described first, then the situation
+    ("Problem solving: young dad exhausted, the car broke down and the nursery is across town",
+     "the car broke down"),
+])
+def test_other_techniques_start_from_the_requests_own_situation(intent: str,
+                                                                 in_steps: str) -> None:
+    assert in_steps in _steps(_draft(intent))

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -87,18 +88,68 @@ def focus_of(intent: str, asked: Request) -> str | None:
                                                        r"before|if)\b", intent[m.end():]) else None
         return (f"the thought '{_to_second_person(thought)}'" + (f" {when}" if when else "")
                 if thought else None)
-    text = situation_from_intent(intent)
-    if not text:
-        return None
-    for _ in range(2):  # "breathing exercise for ..."
-        text = _TECHNIQUE_LEAD.sub("", text, count=1).lstrip(" -\u2013\u2014:")
-    # "Insomnia - 55yo woman lies awake, watches TV in bed": the part that says more.
-    parts = [p for p in re.split(r"\s[-\u2013\u2014]\s|[\u2013\u2014]", text) if p.strip()]
-    text = next((p for p in parts if len(p.split()) > 1), parts[0] if parts else text).strip()
+    # "Insomnia - 55yo woman lies awake, watches TV in bed": the part that says more; a part
+    # that states a belief first ("money worries - thinks one late payment means eviction"),
+    # and the next part when one cannot be echoed (each part passes the echo filter alone).
+    parts = []
+    for raw in re.split(r"\s[-\u2013\u2014]\s|[\u2013\u2014]", intent):
+        text = situation_from_intent(raw) or ""
+        for _ in range(2):  # "breathing exercise for ..."
+            text = _TECHNIQUE_LEAD.sub("", text, count=1).lstrip(" -\u2013\u2014:")
+        if text.strip():
+            parts.append(text.strip())
+    ranked = sorted(parts, key=lambda p: (not _belief_of(p), len(p.split()) < 2))
+    return next((f for p in ranked if (f := _part_focus(p))), None)
+
+
+def _belief_of(text: str) -> str | None:
+    """ "thinks one B means she'll fail" (after its person, if any) -> the thought, in second
+    person."""
     text = _lead_person(text)
-    if m := _BELIEF.match(text):
-        thought = _safe_fragment(re.split(r"[.;!?]", m.group(1))[0], max_words=12)
-        return f"the thought '{third_to_second(_to_second_person(thought))}'" if thought else None
+    m = _BELIEF.match(text) or _BELIEF.match(_PERSON.sub("", text, count=1))
+    if not m:
+        return None
+    # The thought keeps its occasion and its reason ("every time a doctor corrects her",
+    # "because breastfeeding didn't work"): that is what it is about.
+    thought = _safe_fragment(re.split(r"[.;!?]", m.group(1))[0], max_words=14)
+    if not thought:
+        return None
+    # In a belief about oneself, "him" or "her" ending a clause is the person ("his boss hates
+    # him"); a pronoun of the other gender is someone else ("... bc she didn't reply").
+    thought = re.sub(r"\b(?:him|her|them)\b(?=\s*$|\s+(?:since|when|whenever|after|every|if|"
+                     r"at|in|on|bc|because|cos)\b)", "you", thought.strip())
+    return _others_kept(thought, text, lambda t: third_to_second(_to_second_person(t)))
+
+
+_HE = re.compile(r"\b(?:he|him|his|himself)\b", re.I)
+_SHE = re.compile(r"\b(?:she|her|hers|herself)\b", re.I)
+
+
+def _others_kept(thought: str, about: str, convert: Callable[[str], str]) -> str:
+    """`convert` (third person -> second) applied to the person's own pronouns only: the first
+    gendered pronoun of `about` says whose they are."""
+    he, she = _HE.search(about), _SHE.search(about)
+    if not he or not she:
+        return convert(thought)
+    other = _SHE if he.start() < she.start() else _HE
+    kept: list[str] = []
+    masked = other.sub(lambda m: kept.append(m.group(0)) or f"\x00{len(kept) - 1}\x00", thought)
+    return re.sub(r"\x00(\d+)\x00", lambda m: kept[int(m.group(1))], convert(masked))
+
+
+# "a single mum overwhelmed", "young dad exhausted": how the person is, not what happened.
+_STATE = re.compile(r"[a-z]+ed|anxious|tired|low|down|sad|lonely|unwell|ill|sick|busy|stuck|"
+                    r"burnt|burned|lost|broke", re.I)
+
+
+def _part_focus(text: str) -> str | None:
+    if thought := _belief_of(text):
+        return f"the thought '{thought}'"
+    # "single mum overwhelmed, childcare fell through": the person first, then the situation.
+    if (m := re.match(r"^([^,]{3,40}),\s+(.+)", text)) and (p := _LEAD_PERSON.match(m.group(1))) \
+            and p.end() == len(m.group(1).rstrip()) and _STATE.fullmatch(p.group("verb") or ""):
+        text = m.group(2)
+    text = _lead_person(text)
     person = _PERSON.match(text)
     text = _PERSON.sub("", text, count=1)
     text = _FOR_PERSON.sub("", text, count=1)
@@ -126,6 +177,7 @@ _LEAD_PERSON = re.compile(
     r"engineer|driver|paramedic|teacher|widow|widower)(?P<own>'s|\u2019s)?\s+(?P<verb>[a-z]+)?",
     re.I)
 _BELIEF = re.compile(r"^(?:you\s+)?(?:believes?|thinks?|is convinced|are convinced|convinced|"
+                     r"assumes?|expects?|reckons?|is sure|are sure|is certain|are certain|"
                      r"feels? like|tells? (?:her|him|them|your)sel(?:f|ves))\s+(?:that\s+)?(.+)",
                      re.I)
 
