@@ -131,3 +131,12 @@ def test_a_youth_crisis_line_a_reviewer_names_is_kept_not_redacted() -> None:
 def test_other_techniques_start_from_the_requests_own_situation(intent: str,
                                                                  in_steps: str) -> None:
     assert in_steps in _steps(_draft(intent))
+
+
+def test_the_purpose_speaks_to_the_client_not_about_them() -> None:
+    """The purpose pasted the clinician's request ("It was written with this situation in mind:
+    BA plan for depressed retiree who ..."): a label for the client, in a handout for them."""
+    intent = "BA plan for a depressed retiree who used to love birdwatching, barely leaves home"
+    purpose = _draft(intent).split("## Purpose", 1)[1].split("\n## ", 1)[0]
+    assert "depressed retiree" not in purpose and "BA plan" not in purpose
+    assert "It is built around your own situation: birdwatching." in purpose
