@@ -72,6 +72,11 @@ def test_a_setting_goes_to_the_step_that_has_it() -> None:
     ("Exposure hierarchy for Miriam, 51, who is scared of escalators", "escalators"),
     ("Spider fear - graded exposure for a 12 year old", "spiders"),
     ("Exposure hierarchy for health anxiety around hospitals", "hospitals"),
+    # a kind of fear yields to what the person avoids; "a ladder to get her ..." is a purpose
+    ("Germ fear - won't sit on public benches, carries wipes. Gradual exposure please",
+     "public benches"),
+    ("he's scared of the barber, hasn't had a haircut in a year. ladder to get him back in",
+     "the barber"),
 ])
 def test_a_ladder_is_for_its_own_target_never_a_person(intent: str, feared: str) -> None:
     assert read_request(intent).feared == feared
@@ -157,3 +162,10 @@ def test_fewer_steps_is_answered_by_fewer_steps_and_shorter_by_a_shorter_text() 
         short = _draft(intent, first, [comment])
         assert len(short.split()) <= 0.9 * len(first.split()), comment
         assert answered(comment, first, short)
+
+
+def test_a_long_event_is_cut_at_its_last_place_not_dropped() -> None:
+    intent = ("Client keeps replaying the row he had with his older brother at his daughter's "
+              "christening party last month and cannot sleep")
+    assert read_request(intent).event == "the row you had with your older brother"
+    assert "the row you had with your older brother" in _steps(_draft(intent))
