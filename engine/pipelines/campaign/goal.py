@@ -9,6 +9,8 @@ import re
 from collections.abc import Iterable
 from typing import NamedTuple
 
+from engine.pipelines.campaign.money import NUMBER, SYMBOL
+
 # What the goal promotes: "launch our oat-milk cold brew", "get people to try our night cream",
 # "bring families in for the Saturday pancake brunch". The phrase ends where the goal goes on.
 _GOAL_PRODUCT = [re.compile(p, re.I) for p in (
@@ -107,7 +109,9 @@ class Target(NamedTuple):
     """The number with what it counts: "400 lattes sold through creator codes"."""
 
 
-_NUMBER = re.compile(r"(?<![\w.,/-])([$\u20ac\u00a3]\s?)?(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)"
+# A count or an amount ("400", "15%", "50k", "$5,000": money.SYMBOL and money.NUMBER, the
+# amounts every campaign reader shares).
+_NUMBER = re.compile(rf"(?<![\w.,/-])((?:{SYMBOL})\s?)?({NUMBER})"
                      r"(k\b|%|\s?percent\b)?\+?(?![\w-]*\d)", re.I)
 _TEAM = re.compile(r"(?:[\w'-]+\s+){0,2}(?:creators?|(?:micro-?)?influencers?|bloggers?|"
                    r"ambassadors?|instagrammers?|tiktokers?|youtubers?|vloggers?)\b", re.I)
