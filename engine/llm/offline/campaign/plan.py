@@ -74,10 +74,11 @@ def draft_plan(task: DraftTask) -> PlanDraft:
     deliverables = []
     for k, (e, fee) in enumerate(zip(shortlist, fees, strict=True)):
         via = reach_channel(str(e.get("contact_channel") or ""), campaign_channels) or "email"
-        # The approved outreach is the last word: a person may have moved them to another channel.
+        # The approved outreach is the last word: a person may have moved them to another
+        # channel (one the campaign does not list only a person puts there).
         sent = [m.channel for m in outreach.messages if m.handle == e["handle"] and m.body]
         if sent and via not in sent:
-            via = sent[0]
+            via = next((c for c in sent if c not in campaign_channels), sent[0])
         deliverables.append(CreatorDeliverable(
             creator_handle=e["handle"], creator_name=e.get("name", ""),
             deliverables=PLATFORM_SHORT.get(e.get("platform", ""), "1 sponsored post"),
