@@ -16,6 +16,11 @@ from engine.pipelines.campaign.money import NUMBER, SYMBOL
 _GOAL_PRODUCT = [re.compile(p, re.I) for p in (
     r"\b(?:launch|introduce|promote|unveil|debut|release|showcase|feature)\s+"
     r"(?:our|the|a|an|its|their)?\s*(?:new\s+|latest\s+)?(.+)",
+    # "push the sourdough pastry box as a gift" (an article after it: "push for ..." is not)
+    r"\b(?:push|boost|spotlight|highlight|advertise|market|pitch)\s+(?:our|the|a|an)\s+"
+    r"(?:new\s+|latest\s+)?(.+)",
+    # "new product: a soothing overnight mask"
+    r"\bnew\s+(?:product|item|offer|range|line)\s*[:\u2013\u2014-]\s*(?:our|the|a|an)?\s*(.+)",
     r"\b(?:sell(?:ing)?\s+more(?:\s+of)?|try|trying|order|book)\s+(?:our|the)\s+(?:new\s+)?(.+)",
     r"\b(?:fill|sell|pre-sell|book out)\s+(?:\d[\d,]*\s+)?(?:of\s+)?(?:our|the)?\s*(?:new\s+)?"
     r"(?!more\b)(.+)",
