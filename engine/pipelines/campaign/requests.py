@@ -49,9 +49,10 @@ _RAISE = re.compile(r"\b(?:raise|bump|increase|add|up)\b[^.;\n]*\bby\s*$|\b(?:an
 _LOWER = re.compile(r"\b(?:lower|reduce|cut|drop|decrease|down)\b[^.;\n]*\bby\s*$", re.I)
 _MORE_AFTER = re.compile(r"^\s*(?:more|extra)\b", re.I)
 _LESS_AFTER = re.compile(r"^\s*less\b", re.I)
-_ORDINAL = {"first": 0, "1st": 0, "top": 0, "lead": 0, "main": 0, "second": 1, "2nd": 1, "third": 2, "3rd": 2,
-            "fourth": 3, "4th": 3, "fifth": 4, "5th": 4, "last": -1}
-_BY_ORDER = re.compile(r"\b(first|1st|top|lead|main|second|2nd|third|3rd|fourth|4th|fifth|5th|last)\s+"
+_ORDINAL = {"first": 0, "1st": 0, "top": 0, "lead": 0, "main": 0, "second": 1, "2nd": 1,
+            "third": 2, "3rd": 2, "fourth": 3, "4th": 3, "fifth": 4, "5th": 4, "last": -1}
+_BY_ORDER = re.compile(r"\b(first|1st|top|lead|main|second|2nd|third|3rd|fourth|4th|fifth|5th|"
+                       r"last)\s+"
                        r"(?:\w+\s+)?(?:creator|influencer|one|person|account|blogger|partner)"
                        r"|\b(?:creator|influencer)\s*#?\s*(\d)\b", re.I)
 _EVERYONE = re.compile(r"\b(?:everyone|everybody|(?:each|every|all(?: the)?) (?:creators?|fees?)|"
