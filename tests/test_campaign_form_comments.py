@@ -263,3 +263,49 @@ def test_a_scripted_model_that_ignores_the_comment_is_not_addressed(
     assert comment in latest(d)["not_addressed"]
     assert d["halt_reason"] != "thresholds_met"
     assert f'NOT ADDRESSED: "{comment}"' in cli(capsys, "show", "1")
+
+
+class Translates(Ignores):
+    """Shown a comment asking for German, it writes the messages in German."""
+
+    def __call__(self, request: dict[str, Any]) -> dict[str, Any] | None:
+        answer = super().__call__(request)
+        if answer and "messages" in answer and "German" in json.dumps(request["messages"]):
+            for m in answer["messages"]:
+                m["body"] = ("Hallo! Wir zahlen dir $300 für ein Reel über unseren Cold Brew "
+                             "mit Hafermilch. Beiträge tragen #Anzeige. Schreib uns zurück.")
+        return answer
+
+
+def _flags_app() -> None:
+    import streamlit as st
+
+    from engine import views
+    from ui.run_view import render_flags
+
+    render_flags(views.get_run(int(st.session_state["run_id"])).current)
+
+
+def test_a_translation_by_a_model_is_shown_as_cannot_verify(
+        db_url: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    from streamlit.testing.v1 import AppTest
+
+    from ui.markdown import escape_inline
+
+    comment = "Could you write the messages in German?"
+    with running(responder=Translates()) as server:
+        use_fake_server(monkeypatch, server.url)
+        to_outreach(capsys)
+        cli(capsys, "revise", "1", "--comment", comment)
+    last = latest(detail(capsys))
+    assert "Hallo" in last["content"]
+    # Neither answered nor silently passed: not "not addressed", but flagged for a person.
+    assert comment not in last["not_addressed"]
+    assert [f["category"] for f in last["flags"] if f["text"] == comment] == ["cannot_verify"]
+    assert f"CANNOT VERIFY: {comment}" in cli(capsys, "show", "1")
+    at = AppTest.from_function(_flags_app, default_timeout=30)
+    at.session_state["run_id"] = 1
+    at.run()
+    assert not at.exception
+    shown = [w.value for w in at.warning]
+    assert f"**Cannot verify**: \u201c{escape_inline(comment)}\u201d" in shown, shown
