@@ -131,6 +131,18 @@ def test_a_translation_cannot_be_verified_and_english_is_not_one() -> None:
     assert _flags(comment, before, english) == ["not_addressed"]
 
 
+def test_a_tone_is_for_a_person_to_judge_once_the_messages_are_rewritten() -> None:
+    before = _text()
+    comment = "make them warmer and less salesy"
+    closing = before.replace("Interested?", "Fancy it?")
+    assert _flags(comment, before, closing) == ["not_addressed"]  # one sentence of four
+    warm = _text(body_maya="Hey Maya, we love what you do with latte art. Fancy a reel for $250? "
+                           "Posts carry #ad. No pressure at all.",
+                 body_amir="Hey Amir, your coffee science posts make our day. Fancy a reel for "
+                           "$250? Posts carry #ad. No pressure at all.")
+    assert _flags(comment, before, warm) == ["cannot_verify"]
+
+
 def test_a_fee_in_pounds_is_answered_in_pounds_and_a_dollar_change_cannot_be_verified() -> None:
     before = _text()
     comment = "Offer Maya £400, she quoted in pounds"
@@ -249,6 +261,7 @@ class Ignores:
     "keep each message under 80 characters",
     "Send the first creator a WhatsApp instead of an email",
     "Could you write the messages in German?",
+    "make them warmer and less salesy",
 ])
 def test_a_scripted_model_that_ignores_the_comment_is_not_addressed(
         db_url: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,

@@ -13,7 +13,9 @@ in one message, would pass):
 - a length cap ("keep each DM under 300 characters"): every message it caps is within it, as
   the creator reads it (Markdown stripped);
 - another language ("in German"): messages still in English are not addressed; translated ones
-  cannot be verified from the text (a person who reads the language must).
+  cannot be verified from the text (a person who reads the language must);
+- a tone ("warmer", "less salesy"): not addressed unless at least half the messages'
+  sentences were rewritten, and then for a person to judge (cannot verify).
 Other comments, and texts without creator messages, are left to the general reading
 (feedback_coverage.answered). Pure: the comment and the two versions are arguments."""
 
@@ -30,6 +32,7 @@ from engine.pipelines.campaign.message_form import (
     language,
     length_cap,
     measure,
+    tone,
 )
 from engine.pipelines.campaign.money import amounts
 from engine.pipelines.campaign.outreach import parse_outreach
@@ -141,7 +144,25 @@ def _form_verdict(comment: str, before: str, after: str) -> Verdict | None:
         if _english(" ".join(body for _, body in _bodies(after))) >= ENGLISH_SHARE:
             return "not_addressed"  # still English
         return "cannot_verify"  # translated: only a reader of the language can judge it
+    if tone(comment) and not other_form(comment):
+        # How it sounds is a person's to judge, once the messages were rewritten at all: a
+        # changed closing line is no warmer voice.
+        return "cannot_verify" if _rewritten(before, after) >= REWRITTEN else "not_addressed"
     return None
+
+
+REWRITTEN = 0.5
+"""The share of the messages' sentences a tone comment needs rewritten before a person is
+asked to judge the new tone (less: not addressed)."""
+
+
+def _rewritten(before: str, after: str) -> float:
+    """The share of the messages' sentences in `after` that `before` does not have."""
+    def sentences(text: str) -> list[str]:
+        return [" ".join(x.lower().split()) for _, body in _bodies(text)
+                for x in re.split(r"(?<=[.!?])\s+", body) if x.strip()]
+    old, new = set(sentences(before)), sentences(after)
+    return sum(x not in old for x in new) / len(new) if new else 0.0
 
 
 def campaign_verdict(comment: str, before: str, after: str) -> Verdict | None:
@@ -161,4 +182,4 @@ def campaign_verdict(comment: str, before: str, after: str) -> Verdict | None:
     return _form_verdict(comment, before, after)
 
 
-__all__ = ["ENGLISH_SHARE", "Verdict", "campaign_verdict", "creators_in"]
+__all__ = ["ENGLISH_SHARE", "REWRITTEN", "Verdict", "campaign_verdict", "creators_in"]

@@ -212,8 +212,8 @@ def feedback_findings(kind: str, text: str, previous: str | None,
         elif verdict == "cannot_verify":
             out.append(finding(
                 CHECK, kind, CANNOT_VERIFY, c.text,
-                f"Cannot verify from the text: {c.text!r} (a translation, a currency "
-                "conversion). A person who can judge it must read the draft."))
+                f"Cannot verify from the text: {c.text!r} (how it sounds, a translation, a "
+                "currency conversion). A person who can judge it must read the draft."))
     return out
 
 
