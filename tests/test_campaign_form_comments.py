@@ -46,12 +46,19 @@ def test_amounts_are_read_with_their_currency() -> None:
 ])
 def test_a_channel_move_is_read_for_its_creators(comment: str, handles: list[str], to: str,
                                                  away: str | None) -> None:
-    assert channel_ask(comment, CREATORS) == (handles, to, away)
+    ask = channel_ask(comment, CREATORS)
+    assert ask is not None and ask[:3] == (handles, to, away) and not ask.also
+
+
+def test_a_channel_asked_for_too_is_added_beside_theirs() -> None:
+    ask = channel_ask("Can we also message them on WhatsApp?", CREATORS)
+    assert ask is not None and (ask.to, ask.away, ask.also) == ("whatsapp", None, True)
 
 
 @pytest.mark.parametrize("comment", [
     "mention that we're on WhatsApp too", "make it a short video pitch instead of text",
-    "Add the email address for bookings"])
+    "Add the email address for bookings", "Don't use WhatsApp for Amir",
+    "Tell them to reply by email"])
 def test_a_channel_named_is_no_move(comment: str) -> None:
     assert channel_ask(comment, CREATORS) is None
 
@@ -59,6 +66,8 @@ def test_a_channel_named_is_no_move(comment: str) -> None:
 def test_exclamations_caps_tone_and_language_are_read() -> None:
     assert exclamations("drop the exclamation marks, they read as shouty") == "none"
     assert exclamations("fewer exclamation points please") == "fewer"
+    assert exclamations("add an exclamation mark to the greeting") is None
+    assert length_cap("keep the subject line under 50 characters") is None
     assert length_cap("keep each DM under 300 characters") == (300, "characters",
                                                                "instagram_dm")
     assert length_cap("keep the WhatsApp ones to 200 characters max") == (200, "characters",

@@ -123,8 +123,8 @@ def _form_verdict(comment: str, before: str, after: str) -> Verdict | None:
         for h in move.handles:
             got, had = now.get(h.lower(), set()), was.get(h.lower(), set())
             # The channel it names is gone; naming none, one of theirs gave way to the new one.
-            left = move.away in got if move.away else bool(had - {move.to}) and had - {
-                move.to} <= got
+            left = move.away in got if move.away else not move.also and bool(
+                had - {move.to}) and had - {move.to} <= got
             if move.to not in got or left:
                 return "not_addressed"
         return "answered"

@@ -31,7 +31,11 @@ _CHANNEL = re.compile("|".join(rf"(?P<{k}>\b(?:{v})\b)" for k, v in _CHANNEL_WOR
 # What comes before the channel a comment moves away from ("instead of WhatsApp", "not by SMS",
 # "from SMS to ...") and before the one it moves to ("by email", "switch ... to email").
 _FROM = re.compile(r"\b(?:instead of|rather than|not|from|off|no more|no longer)\s+(?:by\s+|on\s+|"
-                   r"via\s+|over\s+|through\s+|a\s+|the\s+)?$", re.I)
+                   r"via\s+|over\s+|through\s+|a\s+|the\s+)?$"
+                   # "don't use WhatsApp for Amir": a channel to drop, not one to move to
+                   r"|\b(?:don'?t|do not|never|stop|avoid|no)\s+(?:[\w'-]+\s+){0,3}$", re.I)
+# "message them on WhatsApp too": a channel added beside theirs, none replaced.
+_ALSO = re.compile(r"\b(?:also|too|as well|in addition|additionally|on top)\b", re.I)
 _SWAP = re.compile(r"\binstead\b|\brather than\b|\b(?:switch|move|swap|change|use|using|send|"
                    r"reach|contact|message|write|go)\b[^.;!?\n]*\b(?:by|via|over|on|through|to|"
                    r"in)\s+$", re.I)
@@ -41,6 +45,8 @@ _VERB_AT = re.compile(r"(?:^|[.;!?,]\s*|\b(?:just|please|only|then|and)\s+)$", r
 _MENTION = re.compile(r"^\s*(?:please\s+)?(?:mention|say|add|include|tell|note|highlight)\b", re.I)
 
 _EXCLAIM = re.compile(r"exclamation|!\s*(?:marks?|points?)|\bshout(?:y|ing)\b|\bbangs\b", re.I)
+_MORE_MARKS = re.compile(r"\b(?:add|more|put|include|end with|use)\b(?:\s+[\w'-]+){0,3}\s+"
+                         r"(?:exclamation|!)", re.I)
 _FEWER = re.compile(r"\b(?:fewer|less|too many|tone down|cut down|not so many)\b", re.I)
 _UNIT = r"(?P<unit>characters?|chars?|words?)"
 _CAP = re.compile(
@@ -48,6 +54,8 @@ _CAP = re.compile(
     rf"less than|fewer than|to|cap(?:ped)? at|limit(?:ed)? to)\s+(?P<n>\d[\d,]*)\s*{_UNIT}"
     rf"|\b(?P<n2>\d[\d,]*)\s*(?P<unit2>characters?|chars?|words?)\s*(?:max(?:imum)?|or "
     rf"(?:less|fewer)|tops|at most|limit)\b", re.I)
+_PART = re.compile(r"\b(?:subject|title|headline|greeting|opening|first line|sign-?off|"
+                   r"signature|hook|call to action|cta)\b", re.I)
 _ONE_SMS = re.compile(r"\b(?:one|a single|1)\s+(?:sms|text)(?:\s+(?:message|segment))?\b", re.I)
 SMS_SEGMENT = 160
 """Characters in one SMS segment."""
@@ -55,7 +63,7 @@ _TONE = re.compile(r"\b(?:warm(?:er|th)?|friendl(?:y|ier)|casual|relaxed|informa
                    r"professional|playful|fun(?:nier)?|salesy|sales-y|pushy|stiff|corporate|"
                    r"cold|tone|voice|chatt(?:y|ier)|upbeat|enthusiastic|polite|cheesy|hype|"
                    r"hypey|robotic|human)\b", re.I)
-_LANGUAGE = re.compile(rf"\b(?:in|into|to)\s+(?P<lang>{LANGUAGES})\b"
+_LANGUAGE = re.compile(rf"\b(?:in|into)\s+(?P<lang>{LANGUAGES})\b"
                        rf"|\btranslat\w*\b[^.;!?\n]*?\b(?P<lang2>{LANGUAGES})\b", re.I)
 
 
@@ -65,6 +73,8 @@ class ChannelAsk(NamedTuple):
     """The channel to reach them on ("email")."""
     away: str | None
     """The channel it replaces ("whatsapp"; None: their first one)."""
+    also: bool = False
+    """Added beside their channels ("on WhatsApp too"), replacing none."""
 
 
 class LengthCap(NamedTuple):
@@ -96,12 +106,14 @@ def channel_ask(comment: str, creators: list[Creator]) -> ChannelAsk | None:
     if to is None:
         return None
     handles = named_creators(comment, creators) or [h for h, _ in creators]
-    return ChannelAsk(handles, to, away)
+    return ChannelAsk(handles, to, away, also=away is None and bool(_ALSO.search(comment))
+                      and not _INSTEAD.search(comment))
 
 
 def exclamations(comment: str) -> Literal["none", "fewer"] | None:
-    """What a comment wants of exclamation marks: none at all, fewer, or nothing said."""
-    if not _EXCLAIM.search(comment):
+    """What a comment wants of exclamation marks: none at all, fewer, or nothing said (also
+    for "add an exclamation mark to the greeting": more is no rule of the drafter's)."""
+    if not _EXCLAIM.search(comment) or _MORE_MARKS.search(comment):
         return None
     return "fewer" if _FEWER.search(comment) else "none"
 
@@ -109,6 +121,8 @@ def exclamations(comment: str) -> Literal["none", "fewer"] | None:
 def length_cap(comment: str) -> LengthCap | None:
     """The longest a message may be ("under 300 characters", "max 40 words", "one SMS")."""
     m = _CAP.search(comment)
+    if _PART.search(comment):  # "keep the subject line under 50 characters": not the message
+        return None
     scope = [c for c, _, _ in _mentions(comment)]
     channel = scope[0] if len(set(scope)) == 1 else None
     if m:

@@ -49,6 +49,9 @@ def route(handle: str, channels: list[str], moves: list[ChannelAsk]) -> list[str
     for ask in moves:
         if handle not in ask.handles:
             continue
+        if ask.also:
+            out = list(dict.fromkeys([*out, ask.to]))
+            continue
         away = ask.away if ask.away in out else (out[0] if out else None)
         out = [ask.to if c == away else c for c in out] if away else [ask.to]
         out = list(dict.fromkeys(out))
