@@ -321,6 +321,7 @@ QUEUE_INDEXES = (
     Index("ix_run_status_updated", Run.status, Run.updated_at, Run.id),
     Index("ix_run_created_by", Run.created_by),
     Index("ix_humanaction_actor", HumanAction.actor),
+    Index("ix_run_assigned_to", Run.assigned_to),  # "Assigned to me", on every queue load
 )
 # -- scale (issue 15, Calibration at 1M calls): what people did in a date window (covering),
 # the people's own versions by date, and a critic's prompt version in a run by one seek.

@@ -7,7 +7,7 @@ from datetime import datetime
 from typing import Any
 
 from pydantic import BaseModel
-from sqlalchemy import case, func, or_
+from sqlalchemy import case, func, literal, or_, text, union_all
 from sqlmodel import col, select
 
 from db.models import Flag, HumanAction, Run, Score
@@ -73,12 +73,55 @@ def count_runs(filters: RunFilters | None = None) -> dict[str, int]:
         return {status: int(n) for status, n in s.exec(q).all()}
 
 
+# The distinct values of an indexed column by hopping along its index, one look-up per value
+# (SELECT DISTINCT reads every row: 19 ms for humanaction.actor at 170,000 acts, 0.1 ms this
+# way). Both databases run it; the names come from the models, never from input.
+_DISTINCT = """WITH RECURSIVE v(x) AS (SELECT min({c}) FROM {t} UNION ALL
+SELECT (SELECT min({c}) FROM {t} WHERE {c} > v.x) FROM v WHERE v.x IS NOT NULL)
+SELECT x FROM v WHERE x IS NOT NULL"""
+
+
 def people() -> list[str]:
     """Everyone who started a run or acted on one, for the reviewer filter."""
+    found: set[str] = set()
     with session_scope() as s:
-        started = set(s.exec(select(Run.created_by).distinct()).all())
-        acted = set(s.exec(select(HumanAction.actor).distinct()).all())
-    return sorted(p for p in started | acted if p)
+        for table, column in ((Run.__tablename__, "created_by"),
+                              (HumanAction.__tablename__, "actor")):
+            found.update(s.connection().execute(text(_DISTINCT.format(t=table, c=column)))
+                         .scalars())
+    return sorted(p for p in found if p)
+
+
+def _page_ids(f: RunFilters, limit: int, offset: int) -> Any:
+    """The ids of one page in the queue's order (awaiting review first, ... finished last;
+    newest first within each status)."""
+    if f.statuses and not (f.search or f.reviewer or f.ids is not None):
+        return _merged_per_status(f, f.statuses, limit, offset)
+    # A search, a person or a list of ids narrows the runs first; sorting those is cheap,
+    # and a branch per status would narrow them again for each.
+    order = case(STATUS_ORDER, value=Run.status, else_=9)
+    return (_where(select(Run.id), f)
+            .order_by(order, col(Run.updated_at).desc(), col(Run.id).desc())
+            .offset(offset).limit(limit))
+
+
+def _merged_per_status(f: RunFilters, statuses: list[str], limit: int, offset: int) -> Any:
+    """One branch per status, each read newest first along the (status, updated_at, id) index
+    and cut at offset + limit, then merged: the Finished section's first page at 50,000 runs
+    in 0.1 ms, against 18 ms for one sort of all its 35,000 by a CASE over the status."""
+    ranked = [(STATUS_ORDER[s], [s]) for s in STATUS_ORDER if s in statuses]
+    rest = [s for s in statuses if s not in STATUS_ORDER]
+    others = f.model_copy(update={"statuses": None})
+    branches = []
+    for rank, these in ranked + ([(9, rest)] if rest else []):
+        q = _where(select(Run.id, literal(rank).label("rank"), Run.updated_at), others)
+        branches.append(q.where(col(Run.status).in_(these))
+                        .order_by(col(Run.updated_at).desc(), col(Run.id).desc())
+                        .limit(offset + limit).subquery())
+    merged = union_all(*(select(b.c.id, b.c.rank, b.c.updated_at) for b in branches)).subquery()
+    return (select(merged.c.id)
+            .order_by(merged.c.rank, merged.c.updated_at.desc(), merged.c.id.desc())
+            .offset(offset).limit(limit))
 
 
 def list_runs(
@@ -97,13 +140,7 @@ def list_runs(
     newest first within each."""
     filters = RunFilters(kind=kind, statuses=statuses, reviewer=reviewer, search=search,
                          since=since, until=until, ids=ids)
-    order = case(STATUS_ORDER, value=Run.status, else_=9)
-    # The page's ids first, sorted on three narrow columns; then those rows whole. Sorting
-    # the whole rows (their input, params, title) to keep 20 cost ten times as much at
-    # 50,000 runs.
-    page = (_where(select(Run.id), filters)
-            .order_by(order, col(Run.updated_at).desc(), col(Run.id).desc())
-            .offset(offset).limit(limit))
+    page = _page_ids(filters, limit, offset)
     with session_scope() as s:
         ids_in_order = list(s.exec(page).all())
         by_id = {r.id: r for r in s.exec(select(Run).where(col(Run.id).in_(ids_in_order)))}

@@ -39,7 +39,8 @@ if not totals:
     st.info("No runs yet. Start one and it appears here.", icon=":material/inbox:")
     st.page_link("pages/start.py", label="Start a draft", icon=":material/add_circle:")
     st.stop()
-matching = count_runs(filters)
+# No filter set: the counts over every run are the matching ones (not one more GROUP BY).
+matching = count_runs(filters) if filters != RunFilters() else totals
 if not matching:
     st.info("No run matches these filters.", icon=":material/filter_alt_off:")
     st.stop()

@@ -48,9 +48,12 @@ def _template_steps(ctx: _Context, warm: bool = True) -> list[str]:
     if ctx.focus and frame is not None and len(steps) >= 2:
         # No steps built on this situation (or, for urges, on what sets them off): start
         # from it and come back to it.
-        first = ctx.fill(lib.FOCUS_FRAMES[frame + "first"])
+        # A technique may have frames of its own (behavioural activation: what the person
+        # used to enjoy).
+        frames = lib.FOCUS_FRAMES.get(ctx.exercise) or lib.FOCUS_FRAMES
+        first = ctx.fill(frames[frame + "first"])
         steps[0] = first + steps[0][:1].lower() + steps[0][1:]
-        steps[-1] = steps[-1] + ctx.fill(lib.FOCUS_FRAMES[frame + "last"])
+        steps[-1] = steps[-1] + ctx.fill(frames[frame + "last"])
     return steps
 
 
