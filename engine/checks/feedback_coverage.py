@@ -28,8 +28,10 @@ from engine.checks.findings import Finding, finding
 from engine.checks.terms import (
     data,
     has_phrase,
+    list_items,
     normalise,
     numbers,
+    section,
     sections,
     terms,
     word_set,
@@ -159,10 +161,16 @@ def _left_open(comment: str, after: str) -> bool:
     return any(len(p.split()) >= 3 and p in listed for p in parts)
 
 
+def _steps_of(text: str) -> list[str]:
+    return list_items(section(text, "steps")) or list_items(text)
+
+
 def answered(comment: str, before: str, after: str) -> bool:
     """Whether `after` visibly answers `comment` made about `before`."""
     if normalise(before) == normalise(after) or _left_open(comment, after):
         return False
+    if has_phrase(comment, data()["fewer_steps"]) and not _POINTS_AT_PART.search(comment):
+        return len(_steps_of(after)) < len(_steps_of(before))
     if has_phrase(comment, data()["shortening"]) and not _POINTS_AT_PART.search(comment):
         return len(normalise(after).split()) <= SHORTER * len(normalise(before).split())
     swaps = replacements(comment)
