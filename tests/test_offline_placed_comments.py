@@ -72,6 +72,11 @@ def test_a_setting_goes_to_the_step_that_has_it() -> None:
     ("Exposure hierarchy for Miriam, 51, who is scared of escalators", "escalators"),
     ("Spider fear - graded exposure for a 12 year old", "spiders"),
     ("Exposure hierarchy for health anxiety around hospitals", "hospitals"),
+    # a kind of fear yields to what the person avoids; "a ladder to get her ..." is a purpose
+    ("Germ fear - won't sit on public benches, carries wipes. Gradual exposure please",
+     "public benches"),
+    ("he's scared of the barber, hasn't had a haircut in a year. ladder to get him back in",
+     "the barber"),
 ])
 def test_a_ladder_is_for_its_own_target_never_a_person(intent: str, feared: str) -> None:
     assert read_request(intent).feared == feared
@@ -131,3 +136,36 @@ def test_a_youth_crisis_line_a_reviewer_names_is_kept_not_redacted() -> None:
 def test_other_techniques_start_from_the_requests_own_situation(intent: str,
                                                                  in_steps: str) -> None:
     assert in_steps in _steps(_draft(intent))
+
+
+def test_the_purpose_speaks_to_the_client_not_about_them() -> None:
+    """The purpose pasted the clinician's request ("It was written with this situation in mind:
+    BA plan for depressed retiree who ..."): a label for the client, in a handout for them."""
+    intent = "BA plan for a depressed retiree who used to love birdwatching, barely leaves home"
+    purpose = _draft(intent).split("## Purpose", 1)[1].split("\n## ", 1)[0]
+    assert "depressed retiree" not in purpose and "BA plan" not in purpose
+    assert "It is built around your own situation: birdwatching." in purpose
+
+
+def test_fewer_steps_is_answered_by_fewer_steps_and_shorter_by_a_shorter_text() -> None:
+    intent = "Graded exposure for a chef who avoids crowded trains since a panic attack"
+    first = _draft(intent)
+    n_first = len([ln for ln in _steps(first).splitlines() if ln.strip()])
+    fewer = "Fewer steps please, he loses track of long lists."
+    revised = _draft(intent, first, [fewer])
+    assert len([ln for ln in _steps(revised).splitlines() if ln.strip()]) < n_first
+    assert answered(fewer, first, revised)
+    # The same number of steps, reworded, is no answer however much shorter.
+    reworded = first.replace("Small first rungs are fine.", "")
+    assert not answered(fewer, first, reworded)
+    for comment in ("Too long, shorten it.", "Bit long, trim it down a little?"):
+        short = _draft(intent, first, [comment])
+        assert len(short.split()) <= 0.9 * len(first.split()), comment
+        assert answered(comment, first, short)
+
+
+def test_a_long_event_is_cut_at_its_last_place_not_dropped() -> None:
+    intent = ("Client keeps replaying the row he had with his older brother at his daughter's "
+              "christening party last month and cannot sleep")
+    assert read_request(intent).event == "the row you had with your older brother"
+    assert "the row you had with your older brother" in _steps(_draft(intent))

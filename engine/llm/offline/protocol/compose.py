@@ -34,8 +34,11 @@ def _purpose(ctx: _Context, warm: bool, profile_line: bool = True) -> str:
     t = ctx.template
     sentences = [ctx.fill(t["warm"])] if warm else []
     sentences += [ctx.fill(s) for s in t["purpose"]]
-    if ctx.situation:
-        sentences.append(f"It was written with this situation in mind: {ctx.situation}.")
+    # The handout speaks to the client: its own situation in second person ("elevators", "the
+    # thought 'your boss hates you'"), never the clinician's description of them pasted in
+    # ("BA plan for depressed retiree who ...").
+    if about := (ctx.feared if ctx.situated == "exposure" else None) or ctx.focus or ctx.event:
+        sentences.append(f"It is built around your own situation: {about}.")
     if profile_line:
         sentences.append(ctx.fill(ctx.profile["line"]))
     return " ".join(sentences)
