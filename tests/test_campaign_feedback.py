@@ -37,6 +37,7 @@ CREATORS = [("@maya.brews", "Maya Levi"), ("@labcoat.latte", "Dr. Amir Haddad"),
     ("Offer both of them $400", [h for h, _ in CREATORS], 400, "set"),
     ("Cap every fee at $350", [h for h, _ in CREATORS], 350, "set"),
     ("Can we go to $700 for the top creator?", ["@maya.brews"], 700, "set"),
+    ("lead creator gets 900 USD flat", ["@maya.brews"], 900, "set"),
 ])
 def test_a_fee_comment_is_read_for_its_creator_and_amount(
         comment: str, handles: list[str], amount: int, change: str) -> None:

@@ -197,3 +197,16 @@ def test_a_small_budget_offers_no_fee_above_the_per_creator_share(db_url: str) -
     assert got["right"], got["why"]
     assert not got["flagged"], got["flagged"]
 
+
+
+@pytest.mark.parametrize(("goal", "product"), [
+    ("push the sourdough pastry box as a holiday gift, sell 200 boxes in September",
+     "sourdough pastry box"),  # not "boxes": what it pushes, before what it counts
+    ("new product: a soothing overnight mask. want 1 creator to review it",
+     "soothing overnight mask"),
+    ("summer push for mineral SPF 30 with sensitive-skin creators", None),  # "push for": no object
+])
+def test_the_product_a_goal_pushes_or_announces(goal: str, product: str | None) -> None:
+    from engine.pipelines.campaign.goal import goal_product
+
+    assert goal_product(goal) == product

@@ -33,11 +33,12 @@ from engine.checks.terms import (
     word_set,
 )
 from engine.pipelines.campaign.goal import goal_months, goal_product, goal_targets
+from engine.pipelines.campaign.message_form import channel_ask
+from engine.pipelines.campaign.money import amounts, usd
 from engine.pipelines.campaign.requests import fee_ask
 
 CHECK = "campaign_consistency"
 MIN_SHARE = 0.5
-_MONEY = re.compile(r"\$\s?(\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?")
 _HANDLE = re.compile(r"@[\w.]+")
 
 
@@ -168,8 +169,7 @@ def _per_creator(run_input: dict[str, Any], context: dict[str, Any], text: str,
 
 def _fees(stage: str, text: str) -> dict[str, float]:
     if stage == "outreach":
-        return {h: max(float(m.replace(",", "")) for m in _MONEY.findall(body))
-                for h, body in creator_sections(text).items() if _MONEY.search(body)}
+        return {h: max(fees) for h, body in creator_sections(text).items() if (fees := usd(body))}
     if stage == "plan":
         out = {}
         for h, fee in _contacts(text, "deliverables", "fee (usd)").items():
@@ -201,9 +201,11 @@ def _fee_over(stage: str, text: str, run_input: dict[str, Any],
 
 
 def _channels(stage: str, text: str, run_input: dict[str, Any],
-              context: dict[str, Any]) -> list[Finding]:
+              context: dict[str, Any], asked: list[str]) -> list[Finding]:
     """A creator's contact on the shortlist binds the later stages when the campaign uses
-    that channel (one it does not use is the shortlist's own reason line to explain)."""
+    that channel (one it does not use is the shortlist's own reason line to explain), unless
+    a person moved them to another channel: at the outreach, a comment on it; at the plan, the
+    outreach they approved, which no longer writes to them there."""
     labels = data()["channel_label"]
     chosen = {labels.get(c, c).lower() for c in run_input.get("channels") or []}
     shortlist = {h: c for h, c in _contacts(str(context.get("shortlist") or ""), "shortlist",
@@ -211,11 +213,15 @@ def _channels(stage: str, text: str, run_input: dict[str, Any],
     sent = outreach_channels(text if stage == "outreach" else str(context.get("outreach") or ""))
     wrong = []
     if stage == "outreach":
+        creators = creators_in(text)
+        moved = {h.lower() for c in asked if (ask := channel_ask(c, creators))
+                 for h in ask.handles}
         wrong = [f"{h}: shortlist says {c}, outreach uses {', '.join(sorted(sent[h]))}"
-                 for h, c in shortlist.items() if h in sent and sent[h] and c not in sent[h]]
+                 for h, c in shortlist.items()
+                 if h in sent and sent[h] and c not in sent[h] and h not in moved]
     elif stage == "plan":
         for h, c in _contacts(text, "deliverables", "contact via").items():
-            if h in shortlist and shortlist[h] != c:
+            if h in shortlist and shortlist[h] != c and shortlist[h] in sent.get(h, {c}):
                 wrong.append(f"{h}: shortlist says {shortlist[h]}, plan says {c}")
             elif sent.get(h) and c not in sent[h]:
                 wrong.append(f"{h}: outreach used {', '.join(sorted(sent[h]))}, plan says {c}")
@@ -226,7 +232,13 @@ def _channels(stage: str, text: str, run_input: dict[str, Any],
                     + "; ".join(wrong) + ".", text)]
 
 
-_AMOUNT = re.compile(r"[$\u20ac\u00a3]\s?\d[\d,.]*k?|\d[\d,.]*\s?(?:usd|dollars|eur|euros)\b", re.I)
+def _blank_money(sentence: str, keep: set[str]) -> str:
+    """The sentence with its amounts of money blanked, but those `keep` names (as `numbers`
+    writes them)."""
+    for a in reversed(amounts(sentence)):
+        if not numbers(sentence[a.start:a.end]) & keep:
+            sentence = sentence[:a.start] + " " + sentence[a.end:]
+    return sentence
 
 
 def _creator_facing(text: str, run_input: dict[str, Any],
@@ -236,7 +248,8 @@ def _creator_facing(text: str, run_input: dict[str, Any],
     names = [n for n in [goal_product(goal), *_products(context)] if n]
     # An amount of money in a message is a fee or a price unless the goal counts that very
     # amount ("$5,000 in sales"): "we'd pay you $250" is no leak of "250 preorders".
-    money_targets = targets & set().union(set(), *(numbers(a) for a in _AMOUNT.findall(goal)))
+    money_targets = targets & set().union(set(), *(numbers(goal[a.start:a.end])
+                                                   for a in amounts(goal)))
     out = []
     cursor = 0  # sections come in the text's order: two identical bodies are two places
     for h, body in creator_sections(text).items():
@@ -244,8 +257,7 @@ def _creator_facing(text: str, run_input: dict[str, Any],
         cursor = base + len(body)
         for a, b in split_sentences(body):
             s = body[a:b]
-            counted = _AMOUNT.sub(lambda m: m.group() if numbers(m.group()) & money_targets
-                                  else " ", s)
+            counted = _blank_money(s, money_targets)
             for name in names:  # "our Tempo 3 trainers": a product's name is no count
                 counted = re.sub(re.escape(name), " ", counted, flags=re.I)
             if (_says(s, data()["campaign_words"]["kpi"]) or quotes(s, goal)
@@ -298,7 +310,7 @@ def campaign_findings(stage: str, text: str, run_input: dict[str, Any],
     out += _goal_dates_and_numbers(stage, text, run_input, context)
     if stage in ("outreach", "plan"):
         out += _fee_over(stage, text, run_input, context, asked or [])
-        out += _channels(stage, text, run_input, context)
+        out += _channels(stage, text, run_input, context, asked or [])
     if stage == "outreach":
         out += _creator_facing(text, run_input, context)
     return out

@@ -23,13 +23,15 @@ from typing import Literal
 
 from pydantic import BaseModel
 
-from engine.checks.campaign_feedback import campaign_answered
+from engine.checks.campaign_feedback import campaign_verdict
 from engine.checks.findings import Finding, finding
 from engine.checks.terms import (
     data,
     has_phrase,
+    list_items,
     normalise,
     numbers,
+    section,
     sections,
     terms,
     word_set,
@@ -37,6 +39,9 @@ from engine.checks.terms import (
 from engine.loop.decide import unchanged as no_change  # the one definition (the loop's)
 
 CHECK = "feedback_coverage"
+CANNOT_VERIFY = "cannot_verify"
+"""A comment whose answer the text cannot show (a translation): neither answered nor missed;
+the reviewer is told to judge it (a flag, no score cap)."""
 MIN_SHARE = 0.5
 SHORTER = 0.9
 """A comment asking for a shorter text is answered by one at most this share of the words."""
@@ -156,10 +161,16 @@ def _left_open(comment: str, after: str) -> bool:
     return any(len(p.split()) >= 3 and p in listed for p in parts)
 
 
+def _steps_of(text: str) -> list[str]:
+    return list_items(section(text, "steps")) or list_items(text)
+
+
 def answered(comment: str, before: str, after: str) -> bool:
     """Whether `after` visibly answers `comment` made about `before`."""
     if normalise(before) == normalise(after) or _left_open(comment, after):
         return False
+    if has_phrase(comment, data()["fewer_steps"]) and not _POINTS_AT_PART.search(comment):
+        return len(_steps_of(after)) < len(_steps_of(before))
     if has_phrase(comment, data()["shortening"]) and not _POINTS_AT_PART.search(comment):
         return len(normalise(after).split()) <= SHORTER * len(normalise(before).split())
     swaps = replacements(comment)
@@ -200,14 +211,30 @@ def feedback_findings(kind: str, text: str, previous: str | None,
         before = c.before if c.before is not None else previous
         if before is None:
             continue
-        # Campaign outreach: fees and sign-offs are read off the messages themselves.
-        verified = campaign_answered(c.text, before, text) if kind == "campaign" else None
-        if not (answered(c.text, before, text) if verified is None else verified):
+        verdict = _verdict(kind, c.text, before, text)
+        if verdict == "not_addressed":
             out.append(finding(
                 CHECK, kind, "not_addressed", c.text,
                 f"Not addressed yet: {c.text!r}. Change the draft so it visibly answers this "
                 "(what it names, with its numbers and names), or say in the draft why not."))
+        elif verdict == "cannot_verify":
+            out.append(finding(
+                CHECK, kind, CANNOT_VERIFY, c.text,
+                f"Cannot verify from the text: {c.text!r} (how it sounds, a translation, a "
+                "currency conversion). A person who can judge it must read the draft."))
     return out
+
+
+def _verdict(kind: str, comment: str, before: str, after: str) -> str:
+    """"answered", "not_addressed" or "cannot_verify" for one comment."""
+    if before.strip() == after.strip() or _left_open(comment, after):
+        return "not_addressed"
+    # Campaign outreach: what the messages themselves can show is read off them (a change
+    # of punctuation alone answers "drop the exclamation marks").
+    verdict = campaign_verdict(comment, before, after) if kind == "campaign" else None
+    if verdict is not None:
+        return verdict
+    return "answered" if answered(comment, before, after) else "not_addressed"
 
 
 def no_change_findings(kind: str, text: str, previous: str | None) -> list[Finding]:

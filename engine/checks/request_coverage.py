@@ -32,6 +32,9 @@ MIN_SHARE = 1 / 3
 """The share of the request's terms the draft must work with (outside pasted sentences): a
 request names the situation and, around it, the person and the occasion ("a retired engineer
 who avoids hospitals"); the situation must be in the steps, not every word around it."""
+BUILT_ON = 3
+"""Steps that use the request's terms (not quoting it) for a draft to work with it, whatever
+share of the request's other words it uses."""
 PASTED_SHARE = 0.8
 """A sentence holding this share of the request's words in one unbroken run quotes it."""
 MIN_QUOTABLE = 4
@@ -66,7 +69,10 @@ def protocol_findings(text: str, run_input: dict[str, Any]) -> list[Finding]:
         steps = list_items(section(text, "steps")) or list_items(text)
         in_steps = [s for s in steps if key & terms(s) and not quotes(s, intent)]
         wanted = min(2, len(steps))
-        if len(used) / len(key) < MIN_SHARE or len(in_steps) < wanted:
+        # Steps built on the request's own words are working with it, even when the words
+        # around its situation (the person's job, the day it happens) are left out.
+        built_on = len(in_steps) >= BUILT_ON
+        if (len(used) / len(key) < MIN_SHARE and not built_on) or len(in_steps) < wanted:
             # Named by its terms, not quoted: a request may carry a name or an address.
             missing = ", ".join(sorted(key - {t for s in in_steps for t in terms(s)}))
             out.append(finding(

@@ -125,7 +125,11 @@ def review(plan: StepPlan, backend: LLMBackend, critics: CriticPool) -> ReviewOu
     checks = merge(checks, follow)
     task = ReviewTask(
         kind=plan.kind, stage=plan.stage, input=plan.input, content=plan.content,
-        flags=checks.flags, context=plan.context,
+        flags=checks.flags,
+        # camp7 hook: people's comments on this stage, so an offline critic does not ask
+        # for what a person asked to change (a creator moved to another channel).
+        context=plan.context | {"asked": [c.text for c in plan.follow.comments
+                                          if c.source == "human"]} if plan.follow else plan.context,
     )
     # Critics at the same time over a network: a paid call that ends while another is still
     # out is written at once, so a kill in the meantime cannot lose it.

@@ -9,11 +9,18 @@ import re
 from collections.abc import Iterable
 from typing import NamedTuple
 
+from engine.pipelines.campaign.money import NUMBER, SYMBOL
+
 # What the goal promotes: "launch our oat-milk cold brew", "get people to try our night cream",
 # "bring families in for the Saturday pancake brunch". The phrase ends where the goal goes on.
 _GOAL_PRODUCT = [re.compile(p, re.I) for p in (
     r"\b(?:launch|introduce|promote|unveil|debut|release|showcase|feature)\s+"
     r"(?:our|the|a|an|its|their)?\s*(?:new\s+|latest\s+)?(.+)",
+    # "push the sourdough pastry box as a gift" (an article after it: "push for ..." is not)
+    r"\b(?:push|boost|spotlight|highlight|advertise|market|pitch)\s+(?:our|the|a|an)\s+"
+    r"(?:new\s+|latest\s+)?(.+)",
+    # "new product: a soothing overnight mask"
+    r"\bnew\s+(?:product|item|offer|range|line)\s*[:\u2013\u2014-]\s*(?:our|the|a|an)?\s*(.+)",
     r"\b(?:sell(?:ing)?\s+more(?:\s+of)?|try|trying|order|book)\s+(?:our|the)\s+(?:new\s+)?(.+)",
     r"\b(?:fill|sell|pre-sell|book out)\s+(?:\d[\d,]*\s+)?(?:of\s+)?(?:our|the)?\s*(?:new\s+)?"
     r"(?!more\b)(.+)",
@@ -107,7 +114,9 @@ class Target(NamedTuple):
     """The number with what it counts: "400 lattes sold through creator codes"."""
 
 
-_NUMBER = re.compile(r"(?<![\w.,/-])([$\u20ac\u00a3]\s?)?(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)"
+# A count or an amount ("400", "15%", "50k", "$5,000": money.SYMBOL and money.NUMBER, the
+# amounts every campaign reader shares).
+_NUMBER = re.compile(rf"(?<![\w.,/-])((?:{SYMBOL})\s?)?({NUMBER})"
                      r"(k\b|%|\s?percent\b)?\+?(?![\w-]*\d)", re.I)
 _TEAM = re.compile(r"(?:[\w'-]+\s+){0,2}(?:creators?|(?:micro-?)?influencers?|bloggers?|"
                    r"ambassadors?|instagrammers?|tiktokers?|youtubers?|vloggers?)\b", re.I)

@@ -14,6 +14,9 @@ from __future__ import annotations
 import re
 from typing import Literal, NamedTuple
 
+from engine.pipelines.campaign import money
+from engine.pipelines.campaign.money import Money
+
 Creator = tuple[str, str]
 """(handle, name) of a shortlisted creator."""
 
@@ -24,6 +27,9 @@ class FeeAsk(NamedTuple):
     amount: int
     change: Literal["set", "raise", "lower"]
     """Set the fee to `amount`, or move it up or down by `amount`."""
+    currency: str = "USD"
+    """As the comment writes it ("GBP" for "£400"); a bare number is in the budget's US
+    dollars."""
 
 
 class SignOff(NamedTuple):
@@ -32,9 +38,6 @@ class SignOff(NamedTuple):
     """"events manager" ("" when the comment names none)."""
 
 
-# Money: "$650", "$1,000", "$1.2k", "1800 USD", "1,800 dollars".
-_MONEY = re.compile(r"\$\s?(\d[\d,]*(?:\.\d+)?)\s?(k\b)?"
-                    r"|\b(\d[\d,]*(?:\.\d+)?)\s?(k\b)?\s*(?:usd|dollars?|bucks)\b", re.I)
 _FEE_WORD = re.compile(r"\b(?:fees?|pay|paid|paying|offer(?:ed|ing)?|give|rate|bump|raise|"
                        r"increase|lower|reduce|compensat\w*|should get)\b", re.I)
 _BARE = re.compile(r"(?<![\w.@:/$-])(\d[\d,]*(?:\.\d+)?)(k\b)?(?!\s?%|[\w:%.-]*\w)", re.I)
@@ -46,9 +49,10 @@ _RAISE = re.compile(r"\b(?:raise|bump|increase|add|up)\b[^.;\n]*\bby\s*$|\b(?:an
 _LOWER = re.compile(r"\b(?:lower|reduce|cut|drop|decrease|down)\b[^.;\n]*\bby\s*$", re.I)
 _MORE_AFTER = re.compile(r"^\s*(?:more|extra)\b", re.I)
 _LESS_AFTER = re.compile(r"^\s*less\b", re.I)
-_ORDINAL = {"first": 0, "1st": 0, "top": 0, "second": 1, "2nd": 1, "third": 2, "3rd": 2,
-            "fourth": 3, "4th": 3, "fifth": 4, "5th": 4, "last": -1}
-_BY_ORDER = re.compile(r"\b(first|1st|top|second|2nd|third|3rd|fourth|4th|fifth|5th|last)\s+"
+_ORDINAL = {"first": 0, "1st": 0, "top": 0, "lead": 0, "main": 0, "second": 1, "2nd": 1,
+            "third": 2, "3rd": 2, "fourth": 3, "4th": 3, "fifth": 4, "5th": 4, "last": -1}
+_BY_ORDER = re.compile(r"\b(first|1st|top|lead|main|second|2nd|third|3rd|fourth|4th|fifth|5th|"
+                       r"last)\s+"
                        r"(?:\w+\s+)?(?:creator|influencer|one|person|account|blogger|partner)"
                        r"|\b(?:creator|influencer)\s*#?\s*(\d)\b", re.I)
 _EVERYONE = re.compile(r"\b(?:everyone|everybody|(?:each|every|all(?: the)?) (?:creators?|fees?)|"
@@ -58,26 +62,19 @@ _MENTION = re.compile(r"^\s*(?:please\s+)?(?:mention|say|add|include|tell|note|h
                       re.I)
 
 
-def _amount(comment: str) -> tuple[int, int, int] | None:
-    """(amount, start, end) of the money the comment names; a bare number counts when the
-    comment is about a fee ("fee should be 1800")."""
-    m = _MONEY.search(comment)
-    if m:
-        digits, k = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
-    elif _FEE_WORD.search(comment):
-        m = next((b for b in _BARE.finditer(comment)
-                  if float(b.group(1).replace(",", "")) * (1000 if b.group(2) else 1) >= 20),
-                 None)
-        if m is None:
-            return None
-        digits, k = m.group(1), m.group(2)
-    else:
+def _amount(comment: str) -> Money | None:
+    """The money the comment names ("$650", "£400", "1800 USD"); a bare number counts, in US
+    dollars, when the comment is about a fee ("fee should be 1800"). Not under 20: "$5 off"."""
+    said = money.amounts(comment)
+    if said:
+        return said[0] if said[0].value >= 20 else None
+    if not _FEE_WORD.search(comment):
         return None
-    value = float(digits.replace(",", "")) * (1000 if k else 1)
-    return (int(round(value)), m.start(), m.end()) if value >= 20 else None
+    return next((Money(v, "USD", b.start(), b.end()) for b in _BARE.finditer(comment)
+                 if (v := money.value_of(b.group(1), bool(b.group(2)))) >= 20), None)
 
 
-def _named(comment: str, creators: list[Creator]) -> list[str]:
+def named_creators(comment: str, creators: list[Creator]) -> list[str]:
     """Creators the comment names: by handle, by order ("the first creator"), by a word of
     their name written with its capital ("Dr. Vogel", "Maya"), or all of them."""
     low = comment.lower()
@@ -111,17 +108,16 @@ def fee_ask(comment: str, creators: list[Creator]) -> FeeAsk | None:
     found = _amount(comment)
     if not found or not is_fee_comment(comment):
         return None
-    handles = _named(comment, creators)
+    handles = named_creators(comment, creators)
     if not handles:
         return None
-    amount, start, end = found
-    before, after = comment[:start], comment[end:]
+    before, after = comment[:found.start], comment[found.end:]
     change: Literal["set", "raise", "lower"] = "set"
     if _RAISE.search(before) or _MORE_AFTER.match(after):
         change = "raise"
     elif _LOWER.search(before) or _LESS_AFTER.match(after):
         change = "lower"
-    return FeeAsk(handles, amount, change)
+    return FeeAsk(handles, int(round(found.value)), change, found.currency)
 
 
 def new_fee(ask: FeeAsk, current: float) -> int:
@@ -141,6 +137,9 @@ _SIGNS = [re.compile(p, re.I) for p in (
     r"\b(?:sign[- ]?off|signature|sender)\b[^.;!?\n]*?(?:should be|is|:|=|from|as)\s+"
     rf"(?P<who>{_PHRASE})",
     rf"\bfrom\s+(?P<who>{_PHRASE}?)\s+(?:instead of|rather than|not)\s+(?:the|our)\s+team",
+    # "Put Dana, our head barista, as the sender", "with Noa as the signature".
+    rf"(?:^|\b(?:put|have|use|make|list|with)\s+)(?P<who>{_PHRASE}?),?\s+as\s+(?:the\s+)?"
+    r"(?:sender|signature|sign[- ]?off|signer)\b",
     # "Have Yossi, our head coach, sign every message", "Noa should sign them".
     rf"(?:^|\b(?:have|let|get|ask)\s+)(?P<who>{_PHRASE}?),?\s+(?:should\s+|to\s+|will\s+|"
     r"can\s+)?sign(?:s)?\s+(?:every|each|all|them|the|these|those|off)\b",
@@ -148,7 +147,7 @@ _SIGNS = [re.compile(p, re.I) for p in (
 _SIGN_TAIL = re.compile(r"\s+(?:instead|rather|not|please|thanks)\b.*$|[)\s,]+$", re.I)
 _FILLER = {"our", "the", "a", "an", "from", "as", "by", "and", "with", "who", "is", "she",
            "he", "they", "their", "her", "his", "s", "please", "have", "let", "get", "ask", "can",
-           "could", "you", "we", "would"}
+           "could", "you", "we", "would", "put", "use", "make", "list"}
 
 
 def sign_off(comment: str) -> SignOff | None:
@@ -181,7 +180,7 @@ def _signer(who: str) -> SignOff | None:
 _FORMS = (r"video|videos|vlog|audio|voice[- ]?(?:note|memo|message)s?|podcast|poem|song|jingle|"
           r"rap|image|images|photo|photos|picture|gif|meme|pdf|slides?|deck|carousel|"
           r"infographic|storyboard")
-_LANGUAGES = (r"german|french|spanish|hebrew|arabic|italian|dutch|portuguese|russian|polish|"
+LANGUAGES = (r"german|french|spanish|hebrew|arabic|italian|dutch|portuguese|russian|polish|"
               r"turkish|japanese|chinese|mandarin|korean|hindi|greek|swedish|danish|norwegian|"
               r"finnish|czech|ukrainian|yiddish|amharic|thai|vietnamese")
 # Asked for as what to make ("make it a short video pitch", "send a voice note instead",
@@ -190,7 +189,7 @@ _OTHER_FORM = re.compile(
     rf"\b(?:make|turn|do|redo|write|rewrite|send|record|film|shoot|produce|create|convert|"
     rf"change|as|into|want|prefer)\b(?:\s+[\w'-]+){{0,5}}?\s+(?:{_FORMS})\b"
     rf"|\binstead of (?:the )?(?:text|writing|messages?)\b|\btranslat\w*"
-    rf"|\b(?:in|into)\s+(?:{_LANGUAGES})\b", re.I)
+    rf"|\b(?:in|into)\s+(?:{LANGUAGES})\b", re.I)
 
 
 def other_form(comment: str) -> bool:
@@ -199,5 +198,5 @@ def other_form(comment: str) -> bool:
     return bool(_OTHER_FORM.search(comment))
 
 
-__all__ = ["Creator", "FeeAsk", "SignOff", "fee_ask", "is_fee_comment", "new_fee",
-           "other_form", "sign_off"]
+__all__ = ["LANGUAGES", "Creator", "FeeAsk", "SignOff", "fee_ask", "is_fee_comment",
+           "named_creators", "new_fee", "other_form", "sign_off"]

@@ -23,6 +23,7 @@ from engine.pipelines.campaign.models import (
     ShortlistDraft,
     ShortlistPick,
 )
+from engine.pipelines.campaign.money import amount
 from engine.pipelines.campaign.outreach import render_outreach
 from engine.text import clean_text
 
@@ -160,11 +161,6 @@ def find_section(secs: dict[str, str], *names: str) -> str | None:
             return body
     return None
 
-
-
-def amount(cell: str) -> float | None:
-    m = re.search(r"-?\d[\d,]*(?:\.\d+)?", cell.replace("*", ""))
-    return float(m.group().replace(",", "")) if m else None
 
 
 def budget_total(body: str) -> float | None:

@@ -18,14 +18,16 @@ from engine.llm.offline.campaign.common import (
     city,
     first_name,
 )
+from engine.llm.offline.campaign.form import channel_moves, route
 from engine.markdown import list_items, table_rows
 from engine.pipelines.base import NoteOut, Review, ReviewTask, ScoreOut
 from engine.pipelines.campaign.brands import BrandOut
 from engine.pipelines.campaign.channels import LABELS
 from engine.pipelines.campaign.compliance import claim_rules, find_claims
 from engine.pipelines.campaign.creators import known_creators, parse_shortlist, shortlist_entries
+from engine.pipelines.campaign.money import amount
 from engine.pipelines.campaign.outreach import Message, parse_outreach
-from engine.pipelines.campaign.text import amount, budget_total, find_section, sections
+from engine.pipelines.campaign.text import budget_total, find_section, sections
 
 HYPE = re.compile(r"\b(amazing|incredible|revolutionary|best[- ]ever|insane|unbelievable|"
                   r"game[- ]changer|world[- ]class|epic|mind[- ]blowing)\b", re.I)
@@ -192,8 +194,12 @@ def _evaluate_outreach(r: _Rubric, task: ReviewTask, brand: BrandOut | None) -> 
         return
     # Creators are outside the company: an internal channel (Teams) is none to reach them on.
     audience = coverage_data()["channel_audience"]
-    missing = [(h, c) for h in creators for c in channels
-               if audience.get(c) != "internal" and not getattr(doc.get(h, c), "body", "")]
+    # A creator a person asked to reach on another channel is reached there (form.route).
+    moves, _ = channel_moves(list(task.context.get("asked") or []),
+                             [{"handle": h, "name": n} for h, n in doc.creators()])
+    outside = [c for c in channels if audience.get(c) != "internal"]
+    missing = [(h, c) for h in creators for c in route(h, outside, moves)
+               if not getattr(doc.get(h, c), "body", "")]
     if missing:
         listed = ", ".join(f"{h} on {LABELS.get(c, c)}" for h, c in missing[:6])
         r.lose("completion", min(4, len(missing)), f"Missing messages: {listed}"

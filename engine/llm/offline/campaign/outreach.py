@@ -7,6 +7,7 @@ import re
 from typing import Any
 
 from engine.checks.terms import data as coverage_data
+from engine.llm.offline.campaign import form
 from engine.llm.offline.campaign.common import (
     SHORTER,
     _note_text,
@@ -25,11 +26,13 @@ from engine.llm.offline.campaign.common import (
     wants_shorter,
 )
 from engine.pipelines.base import DraftTask, NoteOut
+from engine.pipelines.campaign import money
 from engine.pipelines.campaign.brands import BrandOut
 from engine.pipelines.campaign.channels import LABELS
 from engine.pipelines.campaign.compliance import DISCLOSURE
 from engine.pipelines.campaign.creators import per_creator_budget, reach_channel
 from engine.pipelines.campaign.market import Market, market_for, markets
+from engine.pipelines.campaign.message_form import channel_ask, exclamations, length_cap
 from engine.pipelines.campaign.models import (
     OutreachDraft,
     OutreachMessageOut,
@@ -201,6 +204,12 @@ def asked_fees(feedback: list[str], shortlist: list[dict[str, Any]], budget: flo
             if is_fee_comment(f):
                 refused[f] = "it names no creator on the shortlist"
             continue
+        if ask.currency != "USD":  # no exchange rate the drafter could trust: no silent guess
+            refused[f] = (f"the fee is in {money.NAMES[ask.currency]} "
+                          f"({money.SIGNS[ask.currency]}{ask.amount:,}) and this campaign's "
+                          "budget and fees are in US dollars; the drafter converts no currency: "
+                          "say the fee in US dollars")
+            continue
         asked = {h: new_fee(ask, fees.get(h, offers[h])) for h in ask.handles}
         total = sum((offers | fees | asked).values())
         if budget and total > budget:
@@ -221,15 +230,16 @@ def unapplied(feedback: list[str], shortlist: list[dict[str, Any]]) -> list[str]
     a video, write it in German): each is listed under "Open points" so the reviewer sees it
     was not applied, instead of getting the same text back. Fee comments are judged by
     asked_fees."""
+    creators = [(e["handle"], str(e.get("name") or "")) for e in shortlist]
     return [f for f in feedback if not is_fee_comment(f) and (other_form(f) or not (
-        mentions_in([f]) or SHORTER.search(f) or sign_off(f)
+        mentions_in([f]) or SHORTER.search(f) or sign_off(f) or channel_ask(f, creators)
+        or exclamations(f) or length_cap(f)
         or _GENERIC.search(f) or _DISCLOSE.search(f) or _COMPLIANCE.search(f)))]
 
 
 def open_point(comment: str, why: str = "") -> str:
-    return (f'Not applied: "{comment}" ('
-            + (why or "the offline drafter has no rule for this request; edit the messages or "
-               "say it in other words") + ").")
+    return f'Not applied: "{comment}" ({why or form.why_not(comment)}).'
+
 
 
 def draft_outreach(task: DraftTask) -> OutreachDraft:
@@ -248,22 +258,28 @@ def draft_outreach(task: DraftTask) -> OutreachDraft:
     fees, refused = asked_fees(stage_feedback(task), shortlist, budget)
     signer = signer_of(stage_feedback(task))
     market = market_for(i, brand)
+    moves, moves_refused = form.channel_moves(stage_feedback(task), shortlist)
+    calm = form.wants_no_exclamations(stage_feedback(task))
+    wanted_caps = form.caps(stage_feedback(task))
+    too_long: dict[str, str] = {}
     messages = []
     for e in shortlist:
         if e["handle"] in fees:
             e = e | {"offered_fee": fees[e["handle"]]}
-        for ch in creator_channels(e, channels):
+        for ch in form.route(e["handle"], creator_channels(e, channels), moves):
             kept = previous.get(e["handle"], ch) if previous else None
+            capped = form.cap_for(ch, wanted_caps)
             redo = (kept is None or not kept.body or _targets(task.notes, e["handle"], ch)
                     or generic_note or bool(extra) or short or e["handle"] in fees
-                    or signer is not None)
+                    or signer is not None or calm or bool(capped))
             if redo:
                 # The first draft is the generic template; revisions personalise it.
                 subject, body = _message(ch, e, brand=brand, brand_name=brand_name,
                                          goal=str(i.get("goal", "")), budget=budget, n=n,
                                          personal=previous is not None, extra=extra,
                                          market=market, signer=signer,
-                                         short=short or "length" in notes_text.lower())
+                                         short=short or bool(capped)
+                                         or "length" in notes_text.lower())
             else:
                 subject, body = kept.subject, kept.body
                 if ch == "email" and not subject:
@@ -273,10 +289,24 @@ def draft_outreach(task: DraftTask) -> OutreachDraft:
             if wants_compliance_fix(task) or _COMPLIANCE.search(notes_text):
                 body = sanitize(body, brand)
                 subject = sanitize(subject, brand) if subject else subject
+            if calm:
+                body = form.no_exclamations(body)
+                subject = form.no_exclamations(subject) if subject else subject
+            for f, cap in capped:
+                keep = [market.fee(_offer(e, budget, n)), market.tag, *extra,
+                        *([signer.name] if signer else [])]
+                fitted = form.fit(body, cap, keep)
+                if fitted is None:
+                    too_long[f] = (f"the fee, the {market.tag} disclosure and what was asked to "
+                                   f"be said take more than {cap.limit} {cap.unit} in the "
+                                   f"{LABELS.get(ch, ch)} message to {e['handle']}")
+                else:
+                    body = fitted
             messages.append(OutreachMessageOut(
                 creator_handle=e["handle"], creator_name=e.get("name", ""), channel=ch,  # type: ignore[arg-type]
                 subject=subject, body=body))
     return OutreachDraft(brand_name=brand_name, creators=[e["handle"] for e in shortlist],
                          messages=messages, open_points=[
-                             *(open_point(f, why) for f, why in refused.items()),
+                             *(open_point(f, why) for f, why in
+                               (refused | moves_refused | too_long).items()),
                              *(open_point(f) for f in unapplied(stage_feedback(task), shortlist))])

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from engine.llm.offline.campaign.brief import success_metrics
@@ -21,6 +20,7 @@ from engine.pipelines.campaign.models import (
     PlanDraft,
     ScheduleItem,
 )
+from engine.pipelines.campaign.money import usd
 from engine.pipelines.campaign.outreach import parse_outreach
 from engine.pipelines.campaign.text import find_section, sections
 
@@ -39,8 +39,8 @@ def _offered_fees(outreach: Any) -> dict[str, float]:
     """The fee each approved outreach message offers (a person may have changed it there)."""
     out: dict[str, float] = {}
     for m in outreach.messages:
-        if found := re.search(r"\$([\d,]+)", m.body or ""):
-            out.setdefault(m.handle, float(found.group(1).replace(",", "")))
+        if found := usd(m.body or ""):
+            out.setdefault(m.handle, found[0])
     return out
 
 
@@ -74,6 +74,11 @@ def draft_plan(task: DraftTask) -> PlanDraft:
     deliverables = []
     for k, (e, fee) in enumerate(zip(shortlist, fees, strict=True)):
         via = reach_channel(str(e.get("contact_channel") or ""), campaign_channels) or "email"
+        # The approved outreach is the last word: a person may have moved them to another
+        # channel (one the campaign does not list only a person puts there).
+        sent = [m.channel for m in outreach.messages if m.handle == e["handle"] and m.body]
+        if sent and via not in sent:
+            via = next((c for c in sent if c not in campaign_channels), sent[0])
         deliverables.append(CreatorDeliverable(
             creator_handle=e["handle"], creator_name=e.get("name", ""),
             deliverables=PLATFORM_SHORT.get(e.get("platform", ""), "1 sponsored post"),

@@ -124,7 +124,7 @@ def _read_request(text: str, asks: _Asks, *, from_human: bool) -> None:
                  r"steps? (are|is) too long|wordy"):
         asks.shorten_steps = True
     if _has(low, r"\b(shorter|shorten|too long|more concise|less text|briefer|"
-                 r"cut (it )?down|too wordy|long-winded)\b") and not _has(
+                 r"cut (it )?down|trim|too wordy|long-winded)\b") and not _has(
             low, r"shorter sentences|\bsteps? \d+\b"):
         asks.shorten, asks.lengthen = True, False
     if _has(low, r"\b(longer|more detail|too short|expand|elaborate|fuller)\b"):

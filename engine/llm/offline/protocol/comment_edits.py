@@ -114,8 +114,27 @@ _SAY_THAT = re.compile(
     r"(?:client|reader)))\s+that\s+(.{3,200})", re.I)
 _POINTER = re.compile(
     r"\b(?:put (?:that|this|it) in|name (?:it|him|her|them|the \w+)|mention (?:it|that|this|"
-    r"him|her|them)|include (?:that|this|it)|use (?:that|this|it|the name)|add (?:that|this|it))"
-    r"\b", re.I)
+    r"him|her|them)|include (?:that|this|it)|use (?:that|this|it|the name|(?:her|his|their) "
+    r"(?:name|names|title))|add (?:that|this|it))\b", re.I)
+# "tell him to charge the phone in the kitchen": what the reader is to do, as a step.
+_TELL_TO = re.compile(
+    r"\b(?:tell|ask|remind|encourage|advise|get|invite)\s+(?:her|him|them|the (?:client|patient|"
+    r"reader|person))\s+to\s+(.{3,160})", re.I)
+# "the final step should be the cleaning appointment", "add the Clifton bridge as the top rung":
+# the hardest rung, or the step the exercise ends with.
+_TOP = r"(?:top|final|last|highest|hardest|biggest)\s+(?:rung|step|goal|task|challenge)"
+_TOP_IS = re.compile(
+    rf"\b(?:the\s+|her\s+|his\s+|their\s+)?{_TOP}\s+(?:should|must|could|would|needs? to|"
+    rf"has to|ought to|can)\s+be\s+(.{{3,160}})|\bmake\s+(?:the\s+)?{_TOP}\s+(.{{3,160}})|"
+    rf"\b(?:add|include|put in|insert|use|have)\s+(.{{3,160}}?)\s+as\s+(?:the|her|his|their|a)\s+"
+    rf"{_TOP}\b", re.I)
+# "add her crisis line number 116 123 to the safety plan"
+_TO_PLAN = re.compile(
+    r"\b(?:add|put|include|list|write)\s+(.{3,120}?)\s+(?:to|in|into|on)\s+(?:the|her|his|"
+    r"their|your)\s+safety\s+plan\b", re.I)
+# "set the worry time for 7:30 pm": a setting of something the draft already has.
+_SET = re.compile(r"\b(?:set|make|schedule|move|change)\s+(?:the|her|his|their|your)\s+"
+                  r"([a-z][\w-]*(?:\s+[a-z][\w-]*)?)\s+(?:for|to|at)\s+(.{2,120})", re.I)
 # "name the destination, Lisbon" -> "The destination is Lisbon."
 _NAME_AS = re.compile(r"\b[Nn]ame\s+(the|her|his|their|your)\s+([a-z][\w ]{2,30}?),?\s+(?:as\s+)?"
                       r"((?>(?:(?:Mr|Ms|Mrs|Dr|Prof)\.?\s+)?[A-Z][\w'\u2019-]*"
@@ -139,7 +158,9 @@ class Edit:
     """The comment's sentence, quoted back if the edit cannot be made."""
     kind: str
     """"step" (add `text` as a step), "sentence" (add `text` to a step or the purpose),
-    "replace" (`old` -> `text` throughout)."""
+    "replace" (`old` -> `text` throughout), "last_step" (`text` as the final step), "plan"
+    (`text` in the step about the safety plan, else the safety note), "setting" (`text` in the
+    step that mentions `old`)."""
     text: str
     old: str = ""
     step: int | None = None
@@ -203,10 +224,44 @@ def read_edits(sentence: str, context: list[str]) -> list[Edit]:
     elif _POINTER.search(sentence) and (fact := _fact_before(sentence, context)):
         if text := _as_sentence(fact):
             out.append(Edit(sentence, "sentence", text, step=where))
+    out += _placed_edits(sentence, where)
     quotes = _QUOTE.findall(sentence)
     if not out and len(quotes) == 1 and _QUOTE_VERB.search(sentence):
         if words := _safe_fragment(quotes[0], max_words=20):
             out.append(Edit(sentence, "quote", words, step=where))
+    return out
+
+
+def _noun_or_action(phrase: str) -> tuple[str, str] | None:
+    """("step", "Ride the lift.") for an action, ("noun", "the cleaning appointment") else."""
+    if step := imperative(phrase):
+        return "step", step
+    safe = _safe_fragment(third_to_second(phrase.strip(" ,.;:-")), max_words=20)
+    return ("noun", _to_second_person(safe).rstrip(". ")) if safe else None
+
+
+def _placed_edits(sentence: str, where: int | None) -> list[Edit]:
+    """The forms that say where in the draft something goes: a step the reader is told to
+    take, the ladder's top rung or last step, a line of the safety plan, a setting."""
+    out: list[Edit] = []
+    if m := _TELL_TO.search(sentence):
+        if step := step_from_clause(m.group(1)):
+            out.append(Edit(sentence, "step", step))
+    if m := _TOP_IS.search(sentence):
+        phrase = next(g for g in m.groups() if g)
+        final = re.search(r"\b(?:final|last)\b", m.group(0), re.I) is not None
+        if got := _noun_or_action(phrase):
+            kind, text = got
+            text = text if kind == "step" else _end(
+                f"Finish with {text}" if final else f"Work up to {text} as your top rung")
+            out.append(Edit(sentence, "last_step" if final else "step", text))
+    if m := _TO_PLAN.search(sentence):
+        if thing := _safe_fragment(third_to_second(m.group(1)), max_words=16):
+            out.append(Edit(sentence, "plan", _end(f"Add {_to_second_person(thing)} to your "
+                                                   "safety plan")))
+    if (m := _SET.search(sentence)) and not out:
+        if text := _as_sentence(m.group(0)):
+            out.append(Edit(sentence, "setting", text, old=m.group(1), step=where))
     return out
 
 
@@ -272,6 +327,21 @@ def _add_quote(doc: _Doc, words: str, step: int | None) -> None:
         doc.purpose = f'{_end(doc.purpose)} In your own words: "{words}".'.strip()
 
 
+def _add_where(doc: _Doc, e: Edit) -> None:
+    """A safety-plan line goes to the step about the safety plan (else the safety note); a
+    setting to the step that mentions what it sets (else the purpose)."""
+    if _norm(e.text.rstrip(".")) in _norm(doc.all_text()):
+        return
+    about = "safety plan" if e.kind == "plan" else e.old
+    head = re.escape(about.split()[-1].lower()) if about.split() else ""
+    at = next((i for i, s in enumerate(doc.steps) if head and re.search(rf"\b{head}", s, re.I)),
+              None)
+    if at is None and e.kind == "plan":
+        doc.safety = f"{_end(doc.safety)} {e.text}".strip()
+        return
+    _add_sentence(doc, e.text, at if at is not None else e.step)
+
+
 def apply(doc: _Doc, edits: list[Edit], add_step: Callable[[_Doc, str], None]) -> list[str]:
     """Make each edit; the sentences of those that could not be made."""
     failed = []
@@ -281,6 +351,11 @@ def apply(doc: _Doc, edits: list[Edit], add_step: Callable[[_Doc, str], None]) -
                 failed.append(e.source)
         elif e.kind == "step":
             add_step(doc, e.text)
+        elif e.kind == "last_step":
+            if _norm(e.text.rstrip(".")) not in _norm(doc.all_text()):
+                doc.steps.append(e.text)
+        elif e.kind in ("plan", "setting"):
+            _add_where(doc, e)
         elif e.kind == "quote":
             _add_quote(doc, e.text, e.step)
         else:

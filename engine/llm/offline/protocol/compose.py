@@ -34,8 +34,11 @@ def _purpose(ctx: _Context, warm: bool, profile_line: bool = True) -> str:
     t = ctx.template
     sentences = [ctx.fill(t["warm"])] if warm else []
     sentences += [ctx.fill(s) for s in t["purpose"]]
-    if ctx.situation:
-        sentences.append(f"It was written with this situation in mind: {ctx.situation}.")
+    # The handout speaks to the client: its own situation in second person ("elevators", "the
+    # thought 'your boss hates you'"), never the clinician's description of them pasted in
+    # ("BA plan for depressed retiree who ...").
+    if about := (ctx.feared if ctx.situated == "exposure" else None) or ctx.focus or ctx.event:
+        sentences.append(f"It is built around your own situation: {about}.")
     if profile_line:
         sentences.append(ctx.fill(ctx.profile["line"]))
     return " ".join(sentences)
@@ -48,9 +51,12 @@ def _template_steps(ctx: _Context, warm: bool = True) -> list[str]:
     if ctx.focus and frame is not None and len(steps) >= 2:
         # No steps built on this situation (or, for urges, on what sets them off): start
         # from it and come back to it.
-        first = ctx.fill(lib.FOCUS_FRAMES[frame + "first"])
+        # A technique may have frames of its own (behavioural activation: what the person
+        # used to enjoy).
+        frames = lib.FOCUS_FRAMES.get(ctx.exercise) or lib.FOCUS_FRAMES
+        first = ctx.fill(frames[frame + "first"])
         steps[0] = first + steps[0][:1].lower() + steps[0][1:]
-        steps[-1] = steps[-1] + ctx.fill(lib.FOCUS_FRAMES[frame + "last"])
+        steps[-1] = steps[-1] + ctx.fill(frames[frame + "last"])
     return steps
 
 

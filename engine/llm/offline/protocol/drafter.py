@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from engine.checks import crisis
+from engine.checks.feedback_coverage import SHORTER
 from engine.llm.offline.protocol import library as lib
 from engine.pipelines.base import DraftTask
 
@@ -90,6 +91,7 @@ def _revise(doc: _Doc, ctx: _Context, asks: _Asks) -> _Doc:
         doc.steps = [_shorten_step(s) if asks.shorten or len(_words(s)) > LONG_STEP_WORDS
                      else s for s in doc.steps]
     if asks.shorten:
+        before = len(_words(doc.all_text()))
         doc.purpose = _shorten_purpose(doc.purpose)
         protected = asks.add_topics
         _trim_steps(doc, max(MIN_STEPS + 1, min(len(doc.steps), 6)), protected)
@@ -98,6 +100,12 @@ def _revise(doc: _Doc, ctx: _Context, asks: _Asks) -> _Doc:
         if len(safety) > 3:
             keep = [s for s in safety if _CRISIS.search(s) or _PROFESSIONAL.search(s)]
             doc.safety = " ".join(keep[:3] or safety[:2])
+        if len(_words(doc.all_text())) > SHORTER * before:
+            # Still about as long (the feedback check wants a visibly shorter text): each step
+            # keeps its first sentence, the purpose two, the reflection two questions.
+            doc.steps = [_sentences(st)[0] if _sentences(st) else st for st in doc.steps]
+            doc.purpose = _shorten_purpose(doc.purpose, keep=2)
+            doc.reflection = doc.reflection[:2]
     if asks.simplify:
         doc.purpose = _drop_hard_sentences(doc.purpose)
         _map_text(doc, _simplify_text)

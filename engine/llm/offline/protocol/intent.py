@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -77,6 +78,8 @@ def focus_of(intent: str, asked: Request) -> str | None:
     if asked.technique == "graded_exposure" or (not asked.technique and not asked.event
                                                 and choose_exercise(intent) == "graded_exposure"):
         return None  # a ladder needs a feared situation; a feared outcome is none
+    if asked.activity and "behavioural_activation" in (asked.technique, choose_exercise(intent)):
+        return asked.activity
     if asked.feared or asked.event:
         return asked.feared or asked.event
     if m := _QUOTED.search(intent):
@@ -85,18 +88,68 @@ def focus_of(intent: str, asked: Request) -> str | None:
                                                        r"before|if)\b", intent[m.end():]) else None
         return (f"the thought '{_to_second_person(thought)}'" + (f" {when}" if when else "")
                 if thought else None)
-    text = situation_from_intent(intent)
-    if not text:
-        return None
-    for _ in range(2):  # "breathing exercise for ..."
-        text = _TECHNIQUE_LEAD.sub("", text, count=1).lstrip(" -\u2013\u2014:")
-    # "Insomnia - 55yo woman lies awake, watches TV in bed": the part that says more.
-    parts = [p for p in re.split(r"\s[-\u2013\u2014]\s|[\u2013\u2014]", text) if p.strip()]
-    text = next((p for p in parts if len(p.split()) > 1), parts[0] if parts else text).strip()
+    # "Insomnia - 55yo woman lies awake, watches TV in bed": the part that says more; a part
+    # that states a belief first ("money worries - thinks one late payment means eviction"),
+    # and the next part when one cannot be echoed (each part passes the echo filter alone).
+    parts = []
+    for raw in re.split(r"\s[-\u2013\u2014]\s|[\u2013\u2014]", intent):
+        text = situation_from_intent(raw) or ""
+        for _ in range(2):  # "breathing exercise for ..."
+            text = _TECHNIQUE_LEAD.sub("", text, count=1).lstrip(" -\u2013\u2014:")
+        if text.strip():
+            parts.append(text.strip())
+    ranked = sorted(parts, key=lambda p: (not _belief_of(p), len(p.split()) < 2))
+    return next((f for p in ranked if (f := _part_focus(p))), None)
+
+
+def _belief_of(text: str) -> str | None:
+    """ "thinks one B means she'll fail" (after its person, if any) -> the thought, in second
+    person."""
     text = _lead_person(text)
-    if m := _BELIEF.match(text):
-        thought = _safe_fragment(re.split(r"[.;!?]", m.group(1))[0], max_words=12)
-        return f"the thought '{third_to_second(_to_second_person(thought))}'" if thought else None
+    m = _BELIEF.match(text) or _BELIEF.match(_PERSON.sub("", text, count=1))
+    if not m:
+        return None
+    # The thought keeps its occasion and its reason ("every time a doctor corrects her",
+    # "because breastfeeding didn't work"): that is what it is about.
+    thought = _safe_fragment(re.split(r"[.;!?]", m.group(1))[0], max_words=14)
+    if not thought:
+        return None
+    # In a belief about oneself, "him" or "her" ending a clause is the person ("his boss hates
+    # him"); a pronoun of the other gender is someone else ("... bc she didn't reply").
+    thought = re.sub(r"\b(?:him|her|them)\b(?=\s*$|\s+(?:since|when|whenever|after|every|if|"
+                     r"at|in|on|bc|because|cos)\b)", "you", thought.strip())
+    return _others_kept(thought, text, lambda t: third_to_second(_to_second_person(t)))
+
+
+_HE = re.compile(r"\b(?:he|him|his|himself)\b", re.I)
+_SHE = re.compile(r"\b(?:she|her|hers|herself)\b", re.I)
+
+
+def _others_kept(thought: str, about: str, convert: Callable[[str], str]) -> str:
+    """`convert` (third person -> second) applied to the person's own pronouns only: the first
+    gendered pronoun of `about` says whose they are."""
+    he, she = _HE.search(about), _SHE.search(about)
+    if not he or not she:
+        return convert(thought)
+    other = _SHE if he.start() < she.start() else _HE
+    kept: list[str] = []
+    masked = other.sub(lambda m: kept.append(m.group(0)) or f"\x00{len(kept) - 1}\x00", thought)
+    return re.sub(r"\x00(\d+)\x00", lambda m: kept[int(m.group(1))], convert(masked))
+
+
+# "a single mum overwhelmed", "young dad exhausted": how the person is, not what happened.
+_STATE = re.compile(r"[a-z]+ed|anxious|tired|low|down|sad|lonely|unwell|ill|sick|busy|stuck|"
+                    r"burnt|burned|lost|broke", re.I)
+
+
+def _part_focus(text: str) -> str | None:
+    if thought := _belief_of(text):
+        return f"the thought '{thought}'"
+    # "single mum overwhelmed, childcare fell through": the person first, then the situation.
+    if (m := re.match(r"^([^,]{3,40}),\s+(.+)", text)) and (p := _LEAD_PERSON.match(m.group(1))) \
+            and p.end() == len(m.group(1).rstrip()) and _STATE.fullmatch(p.group("verb") or ""):
+        text = m.group(2)
+    text = _lead_person(text)
     person = _PERSON.match(text)
     text = _PERSON.sub("", text, count=1)
     text = _FOR_PERSON.sub("", text, count=1)
@@ -124,6 +177,7 @@ _LEAD_PERSON = re.compile(
     r"engineer|driver|paramedic|teacher|widow|widower)(?P<own>'s|\u2019s)?\s+(?P<verb>[a-z]+)?",
     re.I)
 _BELIEF = re.compile(r"^(?:you\s+)?(?:believes?|thinks?|is convinced|are convinced|convinced|"
+                     r"assumes?|expects?|reckons?|is sure|are sure|is certain|are certain|"
                      r"feels? like|tells? (?:her|him|them|your)sel(?:f|ves))\s+(?:that\s+)?(.+)",
                      re.I)
 
@@ -155,6 +209,9 @@ class Request:
     """What the person keeps going over ("the argument with my sister")."""
     urges: bool = False
     """The request is about urges to self-harm: the steps delay the urge, with a safety plan."""
+    activity: str | None = None
+    """What the person used to enjoy or has given up ("gardening", "going to her choir"): what
+    behavioural activation builds back towards."""
 
 
 # A phrase ends where the request goes on about something else.
@@ -164,11 +221,18 @@ _CLAUSE_END = re.compile(
     r"again and again|over and over|again|last \w+|this \w+|"
     r"for (?:a|an|the|my|his|her|their|someone|somebody|people|anyone)\b|where|please|pls|"
     r"(?:in|for|over)\s+(?:\d+|a|an|the last|several|many|a few)\s+(?:\w+\s+)?(?:yrs?|years?|"
-    r"months?|weeks?|days?)|"
-    r"and (?:what|whether|how|why|has|have|had|is|was|gets?|got|can|can't|won't|avoids?|"
+    r"months?|weeks?|days?)|(?:in|for)\s+(?:weeks|months|years|ages|days)\b|"
+    r"and (?:hasn't|hasnt|haven't|isn't|doesn't|didn't|wasn't|"
+    r"what|whether|how|why|has|have|had|is|was|gets?|got|can|can't|won't|avoids?|"
     r"stopped|hides?|panics?|freezes?|feels?|wants?|needs?|now|she|he|they|you|i|we)\b)"
     r"\b|\s[-\u2013\u2014]\s|[\u2013\u2014]|[,.;:!?()\n]", re.I)
 _FEARED = [re.compile(p, re.I) for p in (
+    # What the ladder is for, when the request says so, comes before what else it mentions.
+    # Not a person ("for a retired engineer", "for Dana") nor the ladder's own parts.
+    r"\b(?:hierarchy|ladder|exposure)\s+(?:for|around|about|on|leading up to|"
+    r"building up to|working up to|towards?)\s+(?!an?\s)(?!(?-i:[A-Z]))(?!a fear\b)"
+    r"(?!(?:small |tiny |gradual |graded )?(?:steps|rungs|stages|exercises|tasks)\b)"
+    r"(?!(?:[\w-]+\s+)?(?:anxiety|phobia|fears?|panic)\b)(.+)",
     r"\bfears\s+(?!(?:of|about|that|for|it|this)\b)(.+)",
     r"\bexposure\s+to\s+(?!a fear\b)(.+)",
     r"\b(?:exposure|hierarchy|ladder)\s*:\s*(.+)",
@@ -180,11 +244,15 @@ _FEARED = [re.compile(p, re.I) for p in (
     r"\bphobia\s+(?:of|about)\s+(.+)",
     r"\b(?:panic(?:s|king|ky)?|anxiety|anxious)(?:\s+attacks?)?\s+(?:in|at|on|around|near|"
     r"inside|during)\s+(.+)",
-    r"\b(?:exposure|exposing\s+\w+|expose\s+\w+)\s+(?:to|around|for|with)\s+(?!a fear\b)(.+)",
+    r"\b(?:exposure|exposing\s+\w+|expose\s+\w+)\s+(?:to|around|with)\s+(?!a fear\b)(.+)",
+    # "exposure for a bank clerk who ...", "for Dana": the person, not what they fear
+    r"\b(?:exposure|exposing\s+\w+|expose\s+\w+)\s+for\s+(?!an?\s)(?!(?-i:[A-Z]))(.+)",
     r"\bavoid(?:s|ing|ance of)?\s+(.+)",
     r"\b(?:hasn't|has not|haven't|have not|hasnt|can't|cannot|won't|doesn't|does not|never)\s+"
     r"(?:been\s+able\s+to\s+)?(?:taken|take|used|use|gone|go|been|ridden|ride|driven|drive|"
-    r"entered|enter|visited|visit|flown|fly|touched|touch|stepped|step|set foot)\s+"
+    r"entered|enter|visited|visit|flown|fly|touched|touch|stepped|step|set foot|sit|sat|open|"
+    r"opened|hold|held|stand|swim|climb|climbed|board|boarded|walk|walked|pet|stroke|answer|"
+    r"pick up|look at)\s+"
     r"(?:into|inside|onto|on|in|to|near|through)?\s*(.+)",
 )]
 _EVENT = [re.compile(p, re.I) for p in (
@@ -206,11 +274,17 @@ _URGES = re.compile(
 _LEADING = re.compile(r"^(?:the\s+(?=fear\b)|fear\s+of\s+|being\s+in\s+(?=an?\b))", re.I)
 
 
+_LAST_PLACE = re.compile(r"\s+(?:at|in|on|during|with|from|about|near)\s+(?!.*\s(?:at|in|on|during|"
+                         r"with|from|about|near)\s)", re.I)
+
+
 def _phrase(text: str) -> str | None:
     """The start of `text` up to where its clause ends, fit to echo in second person."""
     cut = _CLAUSE_END.search(text)
     phrase = (text[:cut.start()] if cut else text).strip()
     phrase = _LEADING.sub("", phrase).strip()
+    while len(phrase.split()) > 10 and (m := _LAST_PLACE.search(phrase)) and m.start() > 0:
+        phrase = phrase[:m.start()]  # "the fight she had with her best friend [at the party]"
     if len(phrase) < 3 or len(phrase.split()) > 10:
         return None
     safe = _safe_fragment(phrase, max_words=10)
@@ -220,13 +294,21 @@ def _phrase(text: str) -> str | None:
 # "Scared of losing my job" fears an outcome, not a situation to approach step by step.
 _OUTCOME = re.compile(r"^(?:losing|failing|being|getting|not|dying|going|having|making|what)\b",
                       re.I)
+# "exposure for a 30 year old", "hierarchy for social anxiety": a person or a condition, not a
+# situation to approach.
+_NOT_SITUATION = re.compile(
+    r"^(?:(?:an?|the|my|our|this|her|his|their)\s+)?(?:(?:\d+\s*(?:-?\s*years?[- ]old|yo|y/o)\b)|"
+    r"(?:[\w-]+\s+){0,2}?(?:client|patient|man|woman|teen|teenager|kid|child|boy|girl|student|"
+    r"mum|mom|dad|person|guy|lady|adult|retiree|widow|widower)s?\b)|"
+    r"(?:[\w-]+\s+)?(?:anxiety|phobia|fears?|panic|ocd|disorder|worries|worry)$", re.I)
 
 
 def _first(patterns: list[re.Pattern[str]], text: str, *, situations: bool = False) -> str | None:
     for pattern in patterns:
         for m in pattern.finditer(text):
             phrase = _phrase(m.group(1))
-            if phrase and not (situations and _OUTCOME.match(phrase)):
+            if phrase and not (situations and (_OUTCOME.match(phrase)
+                                               or _NOT_SITUATION.match(phrase))):
                 return phrase
     return None
 
@@ -241,29 +323,57 @@ def _earliest(patterns: list[re.Pattern[str]], text: str) -> str | None:
 _FEAR_CUE = re.compile(r"\b(?:fear\w*|afraid|scared|terrified|frightened|phobi\w*|\w+phobi\w*|"
                        r"avoid\w*|panic\w*|anxious|exposure|hierarch\w*|ladder)", re.I)
 # "needle phobia", "hospital avoidance": the word before names the feared thing.
-_KIND_OF_FEAR = re.compile(r"\b([a-z][a-z-]{2,})\s+(?:phobia|avoidance)\b", re.I)
+_KIND_OF_FEAR = re.compile(r"\b([a-z][a-z-]{2,})\s+(phobia|avoidance|fear)\b", re.I)
+
+
+def _kind_of_fear(intent: str, pattern: re.Pattern[str]) -> str | None:
+    """ "needle phobia" -> "needles phobia": the thing (as a plural) and the word naming it."""
+    m = pattern.search(intent)
+    if not m:
+        return None
+    word = m.group(1).lower()
+    if word in _NOT_A_THING or not _safe_fragment(word, max_words=1):
+        return None
+    thing = word if word.endswith(("s", "ing")) else word + "s"
+    return f"{thing} {m.group(2).lower()}"
 _NOT_A_THING = frozenset(("social", "the", "a", "an", "my", "her", "his", "their", "your", "our",
                           "with", "of", "for", "and", "or", "no", "any", "this", "that", "some",
                           "specific", "simple", "severe", "extreme", "intense", "mild",
-                          "experiential", "avoidant", "safety", "behaviour", "behavior"))
+                          "experiential", "avoidant", "safety", "behaviour", "behavior",
+                          "irrational", "biggest", "worst", "main", "big", "huge", "real",
+                          "deep", "general", "common", "old", "new", "same", "own", "whose",
+                          "childhood", "lifelong", "longstanding", "long-standing", "his",
+                          "intrusive", "overwhelming", "such", "these", "those", "its",
+                          "unfounded", "underlying", "core", "primary", "greatest"))
 
 
 def _feared(intent: str) -> str | None:
-    if m := _KIND_OF_FEAR.search(intent):
-        word = m.group(1).lower()
-        if word not in _NOT_A_THING and _safe_fragment(word, max_words=1):
-            return word if word.endswith(("s", "ing")) else word + "s"
+    # "needle phobia" names the thing outright; "contamination fear: won't touch door handles"
+    # names a kind of fear, and what it avoids is the thing to approach.
+    if (kind := _kind_of_fear(intent, _KIND_OF_FEAR)) and not kind.endswith("fear"):
+        return kind.rsplit(" ", 1)[0]
     if phrase := _first(_FEARED, intent, situations=True):
         return phrase
+    if kind:
+        return kind.rsplit(" ", 1)[0]
     low = intent.lower()
     if not _FEAR_CUE.search(low) or _URGES.search(intent):
         return None  # a breathing exercise for a bus driver fears no buses
     return next((thing for pattern, thing in lib.FEARED_THINGS if re.search(pattern, low)), None)
 
 
+_ACTIVITY = [re.compile(p, re.I) for p in (
+    r"\bused\s+to\s+(?:love|enjoy|like|adore)\s+(.+)",
+    r"\b(?:stopped|gave up|has given up|quit|dropped|no longer goes to|misses|abandoned)\s+"
+    r"(?!(?:eating|sleeping|taking|working)\b)(.+)",
+    r"\bused\s+to\s+(?!be\b|have\b|feel\b|think\b|worry\b)(.+)",
+)]
+
+
 def read_request(intent: str) -> Request:
     return Request(technique=named_technique(intent), feared=_feared(intent),
-                   event=_earliest(_EVENT, intent), urges=bool(_URGES.search(intent)))
+                   event=_earliest(_EVENT, intent), urges=bool(_URGES.search(intent)),
+                   activity=_first(_ACTIVITY, intent))
 
 
 def _context(data: dict[str, Any]) -> _Context:

@@ -56,7 +56,7 @@ TEMPLATES: dict[str, dict[str, Any]] = _EXERCISES["templates"]
 DEFAULT_EXERCISE: str = _EXERCISES["default_exercise"]
 TOPIC_STEPS: tuple[tuple[tuple[str, ...], str], ...] = _EXERCISES["topic_steps"]
 JOURNAL_STEP: str = _EXERCISES["journal_step"]
-FOCUS_FRAMES: dict[str, str] = _EXERCISES["focus_frames"]
+FOCUS_FRAMES: dict[str, Any] = _EXERCISES["focus_frames"]  # a technique may have its own
 SITUATIONS: dict[str, dict[str, Any]] = {
     k: v for k, v in _EXERCISES["situations"].items() if not k.startswith("_")}
 
