@@ -206,10 +206,12 @@ def test_offline_outreach_moves_a_creator_to_another_channel(db_url: str, commen
 @pytest.mark.parametrize(("comment", "channel", "limit"), [
     ("keep each DM under 300 characters, nobody reads more on a phone", "instagram_dm", 300),
     ("keep the WhatsApp ones to 200 characters max", "whatsapp", 200),
+    # One segment: the disclosure in its short form, the fee and the greeting kept.
+    ("the SMS needs to fit in one text", "sms", 160),
 ])
 def test_offline_outreach_keeps_each_message_within_a_cap(
         db_url: str, comment: str, channel: str, limit: int) -> None:
-    got, text = _outreach_after(_case(comment))
+    got, text = _outreach_after(_case(comment, channels=["whatsapp", "instagram_dm", "sms"]))
     assert got["applied"] and got["flag_right"] and not got["flagged"], got
     capped = [m for m in parse_outreach(text).messages if m.channel == channel]
     assert capped and all(len(m.body) <= limit for m in capped)

@@ -91,10 +91,13 @@ def cap_for(channel: str, wanted: list[tuple[str, LengthCap]]) -> list[tuple[str
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=\S)")
 
 
-def fit(body: str, cap: LengthCap, keep: list[str]) -> str | None:
+def fit(body: str, cap: LengthCap, keep: list[str],
+        disclosure: tuple[str, str] | None = None) -> tuple[str, bool]:
     """The body within the cap by dropping whole sentences, longest first, but never the
     greeting or one that carries a phrase of `keep` (the fee, the disclosure, what a person
-    asked to say, the signature); None when those alone are over it."""
+    asked to say, the signature); then, if still over, with the sentence that carries the
+    disclosure's tag in the short form `disclosure` gives: (tag, sentence). (text, whether
+    it fits): as short as it gets when it does not."""
     paragraphs = [_SENTENCE.split(p.strip()) for p in body.split("\n\n") if p.strip()]
 
     def text() -> str:
@@ -108,10 +111,13 @@ def fit(body: str, cap: LengthCap, keep: list[str]) -> str | None:
         optional = [(len(paragraphs[k][j]), k, j) for k in range(len(paragraphs))
                     for j in range(len(paragraphs[k])) if not needed(k, j)]
         if not optional:
-            return None
+            break
         _, k, j = max(optional)
         del paragraphs[k][j]
-    return text()
+    if measure(text(), cap.unit) > cap.limit and disclosure:
+        tag, short = disclosure
+        paragraphs = [[short if tag.lower() in s.lower() else s for s in p] for p in paragraphs]
+    return text(), measure(text(), cap.unit) <= cap.limit
 
 
 def why_not(comment: str) -> str:
