@@ -273,6 +273,7 @@ class Ignores:
     "Send the first creator a WhatsApp instead of an email",
     "Could you write the messages in German?",
     "make them warmer and less salesy",
+    "Offer the first creator \u00a3400, she quoted in pounds",
 ])
 def test_a_scripted_model_that_ignores_the_comment_is_not_addressed(
         db_url: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
