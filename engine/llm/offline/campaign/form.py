@@ -121,18 +121,23 @@ def fit(body: str, cap: LengthCap, keep: list[str],
 
 
 def why_not(comment: str) -> str:
-    """Why the offline drafter leaves a comment to a person, as precisely as it can say."""
+    """Why the offline drafter leaves a comment to a person, as precisely as it can say (each
+    reason a comment gives it, in one line)."""
+    reasons = []
     if lang := language(comment):
-        return (f"the offline drafter writes in English only; have the messages translated "
-                f"into {lang} and paste them here (the check cannot verify a translation)")
-    if other_form(comment):
-        return "the offline drafter writes text messages only; make that form outside Draftroom"
+        reasons.append(f"the offline drafter writes in English only: have the messages "
+                       f"translated into {lang} and paste them here; the check cannot verify "
+                       "a translation")
+    elif other_form(comment):
+        reasons.append("the offline drafter writes text messages only; make that form outside "
+                       "Draftroom")
     if tone(comment):
-        return ("the offline drafter writes in the brand's own voice from fixed templates and "
-                "cannot change how the messages sound; edit them, or ask for something "
-                "concrete (a sign-off, no exclamation marks, a length per message)")
-    return ("the offline drafter has no rule for this request; edit the messages or say it in "
-            "other words")
+        reasons.append("the offline drafter writes in the brand's own voice from fixed "
+                       "templates and cannot change how the messages sound: edit them, or ask "
+                       "for something concrete, such as a sign-off, no exclamation marks or a "
+                       "length per message")
+    return "; ".join(reasons) or ("the offline drafter has no rule for this request; edit the "
+                                  "messages or say it in other words")
 
 
 __all__ = ["caps", "cap_for", "channel_moves", "fit", "no_exclamations", "route",
