@@ -46,6 +46,10 @@ def test_the_fresh_sets_are_balanced_and_well_formed():
     # (tests/data/safety_fresh5_README.md). In the corpus since session 5, so fitted here; its
     # honest figure is its fold in tools/safety_cv.py.
     ("fresh5", 0.97, 0.02),  # fitted: measured 0.991 / 0.005
+    # The held-out blind set of session 5 (safety_fresh6_README.md): scored once before that
+    # session's changes (0.788 / 0.035) and once after (0.815 / 0.023). In the corpus since
+    # session 6, so fitted here (0.985 / 0.004); its honest figure is its fold in safety_cv.
+    ("fresh6", 0.98, 0.01),
 ])
 def test_the_screen_keeps_its_measured_score_on_the_fresh_sets(name, recall, fpr):
     report = _report(name)
@@ -55,11 +59,10 @@ def test_the_screen_keeps_its_measured_score_on_the_fresh_sets(name, recall, fpr
 
 
 # The held-out blind set: passages written by a helper that saw no code, NOT in the classifier's
-# corpus, scored once at the end of a session. fresh5 held that place until session 5 put it in
-# the corpus. fresh6 (tests/data/safety_fresh6_README.md), written blind in session 5, scored
-# once before that session's changes (0.788 recall / 0.035 fpr) and once after (0.815 / 0.023):
-# the after figures are its floor and ceiling.
-HELD_OUT: tuple[str, float, float] | None = ("fresh6", 0.81, 0.03)
+# corpus, scored once at the end of a session. fresh6 held that place in session 5 (scored 0.788
+# recall / 0.035 fpr before that session's changes, 0.815 / 0.023 after them) and is in the
+# corpus since session 6 (above, fitted); the lead adds session 6's blind set here.
+HELD_OUT: tuple[str, float, float] | None = None
 
 
 def test_the_screen_keeps_its_score_on_the_held_out_blind_set():
@@ -67,7 +70,7 @@ def test_the_screen_keeps_its_score_on_the_held_out_blind_set():
     from engine.checks.safety_model import HELD_OUT as KEPT_OUT
 
     if HELD_OUT is None:
-        pytest.skip("no held-out blind set yet: the lead adds safety_fresh6.jsonl (HELD_OUT)")
+        pytest.skip("no held-out blind set yet: the lead adds one (HELD_OUT)")
     name, recall, fpr = HELD_OUT
     path = DATA / f"safety_{name}.jsonl"
     assert path not in CORPUS and name in KEPT_OUT, "a held-out set stays out of the corpus"

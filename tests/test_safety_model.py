@@ -65,4 +65,5 @@ def test_every_set_written_blind_is_in_the_corpus_and_an_honest_fold():
     written = {p.stem.removeprefix("safety_") for p in DATA.glob("safety_*.jsonl")}
     assert {p.stem.removeprefix("safety_") for p in CORPUS} == written - set(HELD_OUT)
     assert set(HONEST) == written - set(HELD_OUT) - {"labelled", "fresh1", "drafts"}
-    assert {"fresh5", "train6", "train7", "train8", "train9"} <= set(HONEST)
+    assert {"fresh5", "fresh6", "train6", "train7", "train8", "train9", "train10", "train11",
+            "train12", "train13"} <= set(HONEST)

@@ -29,16 +29,19 @@ It takes about 45 s of CPU per fold (fourteen folds).
 from __future__ import annotations
 
 import argparse
+import pickle
 import time
 from dataclasses import dataclass
+from pathlib import Path
 
 from engine.checks import safety
-from engine.checks.safety_model import CORPUS, SafetyModel, load_rows
+from engine.checks.safety_model import CORPUS, SafetyModel, _key, load_rows
 from engine.checks.sentences import split_sentences
 
 TRAIN_ONLY = "offline-drafts"  # the drafter's own sentences: trained on, never scored
-HONEST = ("fresh2", "fresh3", "fresh4", "fresh5", "train2", "train3", "train4", "train5",
-          "train6", "train7", "train8", "train9")
+HONEST = ("fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "train2", "train3", "train4",
+          "train5", "train6", "train7", "train8", "train9", "train10", "train11", "train12",
+          "train13")
 THRESHOLDS = [round(0.01 * i, 2) for i in range(20, 100)]
 MARGINS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 1.0)
 SH_VETOS = (0.0, 0.1, 0.2, 0.3, 0.4)
@@ -67,17 +70,24 @@ class Scored:
     reach."""
 
     unsafe: bool
+    categories: tuple[str, ...]
     hard: bool
     rule_p: float
     sh_p: float
     model_p: float
+    by_category: dict[str, float]
+    """The highest score of the classifier's verdicts of each category."""
 
     def flagged(self, t: float | None, margin: float,
-                sh_veto: float = safety.SELF_HARM_VETO) -> bool:
+                sh_veto: float = safety.SELF_HARM_VETO,
+                offsets: dict[str, float] | None = None) -> bool:
         if t is None:  # rules only, nothing vetoed
             return self.hard or self.rule_p >= 0 or self.sh_p >= 0
-        return (self.hard or self.sh_p >= sh_veto or self.rule_p >= t - margin
-                or self.model_p >= t)
+        if self.hard or self.sh_p >= sh_veto or self.rule_p >= t - margin:
+            return True
+        if offsets is None:
+            return self.model_p >= t
+        return any(p >= t + offsets.get(c, 0.0) for c, p in self.by_category.items())
 
 
 def score_fold(rows: list[dict], model: SafetyModel, frame: float = safety.FRAME_PENALTY,
@@ -102,7 +112,11 @@ def score_fold(rows: list[dict], model: SafetyModel, frame: float = safety.FRAME
         ruled = [{c for c, _ in hits} for hits in found]
         hits = safety.model_scores(sentences, model, min(THRESHOLDS), frame, bare, ruled)
         p = max((p for hs in hits for _, p, _ in hs), default=0.0)
-        out.append(Scored(bool(r["categories"]), hard, rule_p, sh_p, p))
+        by_category: dict[str, float] = {}
+        for c, pc, _ in (h for hs in hits for h in hs):
+            by_category[c] = max(by_category.get(c, 0.0), pc)
+        out.append(Scored(bool(r["categories"]), tuple(r["categories"]), hard, rule_p, sh_p, p,
+                          by_category))
     return out
 
 
@@ -122,10 +136,42 @@ def rates(scored: list[Scored], t: float | None, margin: float = safety.RULE_MAR
             fp / n_safe if n_safe else 0.0)
 
 
+def category_recall(scored: list[Scored], t: float | None, margin: float = safety.RULE_MARGIN,
+                    sh_veto: float = safety.SELF_HARM_VETO) -> dict[str, tuple[float, int]]:
+    """Per category, the share of unsafe passages labelled with it that the screen flags at all
+    (any flag: the gate stops them whatever category it names), and how many there are."""
+    out = {}
+    for cat in safety.CATEGORIES:
+        of = [s for s in scored if cat in s.categories]
+        if of:
+            out[cat] = (sum(s.flagged(t, margin, sh_veto) for s in of) / len(of), len(of))
+    return out
+
+
 def lowest(scored: list[Scored], fpr: float, margin: float,
            sh_veto: float = safety.SELF_HARM_VETO) -> float | None:
     """The lowest threshold whose false-positive rate on `scored` stays within `fpr`."""
     return next((t for t in THRESHOLDS if rates(scored, t, margin, sh_veto)[2] <= fpr), None)
+
+
+def _fold(g: str, rows: list[dict], always: list[dict], args) -> tuple[str, list[Scored]]:
+    """Train without set `g` (or find that model in --cache) and screen it."""
+    t0 = time.process_time()
+    train = [r for r in rows if set_name(r) != g] + always
+    path = None
+    if args.cache:
+        key = f"{_key(train)}-{args.c}-{args.heads}"
+        path = Path(args.cache) / f"fold-{g}-{key}.pickle"
+    if path is not None and path.exists():
+        model = pickle.loads(path.read_bytes())  # noqa: S301 - our own file, written below
+    else:
+        model = SafetyModel(train, c=args.c, heads=bool(args.heads))
+        if path is not None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(pickle.dumps(model))
+    scored = score_fold([r for r in rows if set_name(r) == g], model, args.frame, args.bare)
+    print(f"  fold {g}: {time.process_time() - t0:.1f} s CPU", flush=True)
+    return g, scored
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -142,19 +188,27 @@ def main(argv: list[str] | None = None) -> int:
                     help="the rules' margin (default: the one with the best honest recall)")
     ap.add_argument("--sh-veto", type=float, default=None,
                     help="the self-harm veto (default: the one with the best honest recall)")
+    ap.add_argument("--folds", default="",
+                    help="comma-separated sets to hold out (default: every set; a quick look)")
+    ap.add_argument("--jobs", type=int, default=1, help="folds trained at once (processes)")
+    ap.add_argument("--cache", default="",
+                    help="a directory for each fold's model (keyed by its training rows and "
+                         "safety_model.py), so screen-side changes are re-scored without training")
     args = ap.parse_args(argv)
     every = load_sets()
     rows = [r for r in every if r["split"] != TRAIN_ONLY]
     always = [r for r in every if r["split"] == TRAIN_ONLY]
     sets = list(dict.fromkeys(set_name(r) for r in rows))
-    scored: dict[str, list[Scored]] = {}
-    for g in sets:
-        t0 = time.process_time()
-        model = SafetyModel([r for r in rows if set_name(r) != g] + always, c=args.c,
-                            heads=bool(args.heads))
-        scored[g] = score_fold([r for r in rows if set_name(r) == g], model, args.frame,
-                               args.bare)
-        print(f"  fold {g}: {time.process_time() - t0:.1f} s CPU", flush=True)
+    if args.folds:
+        sets = [g for g in sets if g in args.folds.split(",")]
+    todo = [(g, rows, always, args) for g in sets]
+    if args.jobs > 1:
+        from multiprocessing import Pool
+
+        with Pool(args.jobs) as pool:
+            scored = dict(pool.starmap(_fold, todo))
+    else:
+        scored = dict(_fold(*t) for t in todo)
     pooled = [s for g in sets for s in scored[g]]
     honest = [s for g in HONEST if g in scored for s in scored[g]]
     written = [s for g in sets if g not in HONEST for s in scored[g]]
@@ -190,6 +244,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  {g:9} rules only {rp:.3f} / {rr:.3f} / {rf:.3f}   "
               f"rules + classifier {p:.3f} / {r:.3f} / {f:.3f}")
     print(f"(rules are in-sample on labelled and fresh1; honest = {' + '.join(HONEST)})")
+    print("per category, honest folds (share of its unsafe passages flagged at all):")
+    for cat, (rec, n) in category_recall(honest, chosen, margin, sh).items():
+        print(f"  {cat:18} {rec:.3f} (n={n})")
     return 0
 
 

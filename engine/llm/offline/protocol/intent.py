@@ -229,7 +229,7 @@ _CLAUSE_END = re.compile(
 _FEARED = [re.compile(p, re.I) for p in (
     # What the ladder is for, when the request says so, comes before what else it mentions.
     # Not a person ("for a retired engineer", "for Dana") nor the ladder's own parts.
-    r"\b(?:hierarchy|ladder|exposure)\s+(?:for|around|about|on|to|leading up to|"
+    r"\b(?:hierarchy|ladder|exposure)\s+(?:for|around|about|on|leading up to|"
     r"building up to|working up to|towards?)\s+(?!an?\s)(?!(?-i:[A-Z]))(?!a fear\b)"
     r"(?!(?:small |tiny |gradual |graded )?(?:steps|rungs|stages|exercises|tasks)\b)"
     r"(?!(?:[\w-]+\s+)?(?:anxiety|phobia|fears?|panic)\b)(.+)",
@@ -250,7 +250,9 @@ _FEARED = [re.compile(p, re.I) for p in (
     r"\bavoid(?:s|ing|ance of)?\s+(.+)",
     r"\b(?:hasn't|has not|haven't|have not|hasnt|can't|cannot|won't|doesn't|does not|never)\s+"
     r"(?:been\s+able\s+to\s+)?(?:taken|take|used|use|gone|go|been|ridden|ride|driven|drive|"
-    r"entered|enter|visited|visit|flown|fly|touched|touch|stepped|step|set foot)\s+"
+    r"entered|enter|visited|visit|flown|fly|touched|touch|stepped|step|set foot|sit|sat|open|"
+    r"opened|hold|held|stand|swim|climb|climbed|board|boarded|walk|walked|pet|stroke|answer|"
+    r"pick up|look at)\s+"
     r"(?:into|inside|onto|on|in|to|near|through)?\s*(.+)",
 )]
 _EVENT = [re.compile(p, re.I) for p in (
@@ -272,11 +274,17 @@ _URGES = re.compile(
 _LEADING = re.compile(r"^(?:the\s+(?=fear\b)|fear\s+of\s+|being\s+in\s+(?=an?\b))", re.I)
 
 
+_LAST_PLACE = re.compile(r"\s+(?:at|in|on|during|with|from|about|near)\s+(?!.*\s(?:at|in|on|during|"
+                         r"with|from|about|near)\s)", re.I)
+
+
 def _phrase(text: str) -> str | None:
     """The start of `text` up to where its clause ends, fit to echo in second person."""
     cut = _CLAUSE_END.search(text)
     phrase = (text[:cut.start()] if cut else text).strip()
     phrase = _LEADING.sub("", phrase).strip()
+    while len(phrase.split()) > 10 and (m := _LAST_PLACE.search(phrase)) and m.start() > 0:
+        phrase = phrase[:m.start()]  # "the fight she had with her best friend [at the party]"
     if len(phrase) < 3 or len(phrase.split()) > 10:
         return None
     safe = _safe_fragment(phrase, max_words=10)
@@ -315,25 +323,42 @@ def _earliest(patterns: list[re.Pattern[str]], text: str) -> str | None:
 _FEAR_CUE = re.compile(r"\b(?:fear\w*|afraid|scared|terrified|frightened|phobi\w*|\w+phobi\w*|"
                        r"avoid\w*|panic\w*|anxious|exposure|hierarch\w*|ladder)", re.I)
 # "needle phobia", "hospital avoidance": the word before names the feared thing.
-_KIND_OF_FEAR = re.compile(r"\b([a-z][a-z-]{2,})\s+(?:phobia|avoidance|fear)\b", re.I)
+_KIND_OF_FEAR = re.compile(r"\b([a-z][a-z-]{2,})\s+(phobia|avoidance|fear)\b", re.I)
+
+
 _NOT_A_THING = frozenset(("social", "the", "a", "an", "my", "her", "his", "their", "your", "our",
                           "with", "of", "for", "and", "or", "no", "any", "this", "that", "some",
                           "specific", "simple", "severe", "extreme", "intense", "mild",
                           "experiential", "avoidant", "safety", "behaviour", "behavior",
                           "irrational", "biggest", "worst", "main", "big", "huge", "real",
                           "deep", "general", "common", "old", "new", "same", "own", "whose",
-                          "childhood", "lifelong", "longstanding", "long-standing", "his",
+                          "childhood", "lifelong", "longstanding", "long-standing",
                           "intrusive", "overwhelming", "such", "these", "those", "its",
                           "unfounded", "underlying", "core", "primary", "greatest"))
 
 
+def _kind_of_fear(intent: str) -> tuple[str, str] | None:
+    """ "needle phobia" -> ("needles", "phobia"): the thing (as a plural) and the word that
+    names the fear."""
+    m = _KIND_OF_FEAR.search(intent)
+    if not m:
+        return None
+    word = m.group(1).lower()
+    if word in _NOT_A_THING or not _safe_fragment(word, max_words=1):
+        return None
+    return (word if word.endswith(("s", "ing")) else word + "s"), m.group(2).lower()
+
+
 def _feared(intent: str) -> str | None:
-    if m := _KIND_OF_FEAR.search(intent):
-        word = m.group(1).lower()
-        if word not in _NOT_A_THING and _safe_fragment(word, max_words=1):
-            return word if word.endswith(("s", "ing")) else word + "s"
+    # "needle phobia" names the thing outright; "contamination fear: won't touch door handles"
+    # names a kind of fear, and what it avoids is the thing to approach.
+    kind = _kind_of_fear(intent)
+    if kind and kind[1] != "fear":
+        return kind[0]
     if phrase := _first(_FEARED, intent, situations=True):
         return phrase
+    if kind:
+        return kind[0]
     low = intent.lower()
     if not _FEAR_CUE.search(low) or _URGES.search(intent):
         return None  # a breathing exercise for a bus driver fears no buses
