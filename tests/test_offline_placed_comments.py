@@ -169,3 +169,41 @@ def test_a_long_event_is_cut_at_its_last_place_not_dropped() -> None:
               "christening party last month and cannot sleep")
     assert read_request(intent).event == "the row you had with your older brother"
     assert "the row you had with your older brother" in _steps(_draft(intent))
+
+
+def test_a_crisis_line_a_reviewer_asks_for_is_kept_with_a_warning_not_fought(db_url: str) -> None:
+    """A reviewer's "add Childline" on a run whose region is the US: the Safety Guardian's
+    critical "a reader in the US cannot call 0800 1111" made the drafter take it out, the
+    comment put it back, and the loop ran to its iteration limit with clinical at 0.50. People
+    decide: the line stays and the reviewer is warned."""
+    from engine import service, views
+    from engine.llm.offline.backend import OfflineBackend
+    from engine.loop.leases import claim_run
+    from engine.loop.supervisor import Supervisor
+
+    run_id = service.start_run(kind="protocol", actor="dr. lee", input={
+        "intent": "Graded exposure for a teen who avoids school buses", "audience": "adults"})
+    assert claim_run(run_id, "w")
+    Supervisor(OfflineBackend(), "w").run_until_idle(run_id)
+    d = views.get_run(run_id)
+    service.request_revision(run_id=run_id, actor="dr. lee", expected_version=d.version,
+                             comment="Please add Childline 0800 1111 to the safety plan.")
+    assert claim_run(run_id, "w")
+    Supervisor(OfflineBackend(), "w").run_until_idle(run_id)
+    d = views.get_run(run_id)
+    assert "Childline 0800 1111" in d.current.content  # type: ignore[union-attr]
+    assert d.halt_reason == "thresholds_met"
+    assert d.current.scores["safety"] == 1.0  # type: ignore[union-attr]
+    warned = [n.text for n in d.notes if n.author == "safety_guardian" and "0800 1111" in n.text]
+    assert warned and all("as a reviewer asked" in t for t in warned)
+    assert not [n for n in d.notes if n.author == "safety_guardian" and n.priority == "critical"
+                and "0800 1111" in n.text]
+
+
+def test_a_clause_asking_for_something_else_is_read_and_judged_on_its_own() -> None:
+    first = _draft(URGES)
+    comment = "Add the school nurse to the safety plan, and can you translate it into Klingon?"
+    revised = _draft(URGES, first, [comment])
+    assert "Add the school nurse to your safety plan." in revised
+    assert 'Not applied: "can you translate it into Klingon?"' in revised
+    assert not answered(comment, first, revised)  # half done is not done

@@ -158,7 +158,15 @@ def _left_open(comment: str, after: str) -> bool:
     if not listed:
         return False
     parts = [normalise(p) for p in re.split(r"(?<=[.!?])\s+", comment)]
-    return any(len(p.split()) >= 3 and p in listed for p in parts)
+    if any(len(p.split()) >= 3 and p in listed for p in parts):
+        return True
+    # A clause of a sentence quoted as not applied ('..., and can you make it more playful?'):
+    # that part is still open, whatever else the sentence asked for was done.
+    said = normalise(comment)
+    quoted = re.findall(r'"([^"\n]{8,})"', " ".join(s.body for s in sections(after)
+                                                   if s.heading.lower().startswith(
+                                                       UNANSWERED_SECTIONS)))
+    return any(len(q.split()) >= 3 and normalise(q) in said for q in quoted)
 
 
 def _steps_of(text: str) -> list[str]:

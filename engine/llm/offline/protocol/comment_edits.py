@@ -64,6 +64,8 @@ def _gerund_stem(word: str) -> str | None:
     stem = word[:-3]
     if len(stem) >= 2 and stem[-1] == stem[-2] and stem[-1] not in "lsz":
         return stem[:-1]  # sitting -> sit, shopping -> shop
+    if stem.endswith(("eat", "oat")) and stem != "creat":
+        return stem  # eating -> eat, floating -> float (but creating -> create)
     if stem.endswith(("c", "v", "th", "dg", "at", "iz", "ys")) or re.fullmatch(
             r"[aeiou][^aeiouwxy]", stem) or (
             len(stem) <= 4 and re.fullmatch(r".*[^aeiou][aeiou][^aeiouwxy]", stem)):
@@ -332,10 +334,13 @@ def _add_where(doc: _Doc, e: Edit) -> None:
     setting to the step that mentions what it sets (else the purpose)."""
     if _norm(e.text.rstrip(".")) in _norm(doc.all_text()):
         return
+    # The whole phrase ("safety plan": not any step with "plan" in it); a setting may name
+    # its thing by its last word alone ("the worry time" in a step about "time").
     about = "safety plan" if e.kind == "plan" else e.old
-    head = re.escape(about.split()[-1].lower()) if about.split() else ""
-    at = next((i for i, s in enumerate(doc.steps) if head and re.search(rf"\b{head}", s, re.I)),
-              None)
+    words = about.split()
+    keys = [about] + ([words[-1]] if e.kind == "setting" and len(words) > 1 else [])
+    at = next((i for key in keys for i, s in enumerate(doc.steps)
+               if words and re.search(rf"\b{re.escape(key)}", s, re.I)), None)
     if at is None and e.kind == "plan":
         doc.safety = f"{_end(doc.safety)} {e.text}".strip()
         return

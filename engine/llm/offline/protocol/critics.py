@@ -5,6 +5,7 @@ same text always gets the same scores, whoever wrote it."""
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from engine.checks import crisis
@@ -95,6 +96,17 @@ def review_safety(task: ReviewTask) -> Review:
                                        f"{region.emergency}) and points to the clinician."))
     where = doc.safety if has_note else text
     foreign = crisis.foreign_lines(where, region)
+    # A line a person on the run asked for ("add Childline 0800 1111") stays: people decide.
+    # The reviewer is told it does not reach this region's readers, but the score does not
+    # drive the drafter to take it out again on every revision.
+    asked = re.sub(r"\D", "", " ".join(str(c) for c in task.context.get("asked") or []))
+    wanted = [n for n in foreign if asked and re.sub(r"\D", "", n) in asked]
+    if wanted:
+        notes.append(_note("warning", f"The safety note gives {', '.join(wanted)}, as a reviewer "
+                                      f"asked, but a reader in {region.name} cannot call it: if "
+                                      "the client is elsewhere, set the run's region so its "
+                                      "crisis lines match."))
+    foreign = [n for n in foreign if n not in wanted]
     if foreign:
         score -= 0.25
         notes.append(_note("critical", f"The safety note gives {', '.join(foreign)}, which a "

@@ -80,9 +80,16 @@ _SUPPORT = re.compile(r"\b(?:name|add|list|include)\s+(.{3,60}?),?\s+as\s+(?:som
                       r"a contact|the person|somebody)\b", re.I)
 
 
+_SECOND_ASK = re.compile(r",?\s+(?:and|but|also|then|plus)\s+(?=(?:can|could|would|will)\s+you\b|"
+                         r"(?:please|pls|also)\s+\w)", re.I)
+
+
 def _sentences_of(comment: str) -> list[str]:
     """The sentences of one comment ("Ms. Ortiz" is no sentence end)."""
     guarded = _ABBREVIATION.sub(lambda m: m.group(1) + "\u2024", comment)
+    # "Add X to the plan, and can you make it more playful?" asks two things: each is read
+    # (and reported if not applied) on its own.
+    guarded = _SECOND_ASK.sub(".\n", guarded)
     return [" ".join(p.split()).replace("\u2024", ".")
             for p in re.split(r"(?<=[.!?;])\s+|\n+", guarded) if len(p.strip()) > 2]
 

@@ -326,36 +326,39 @@ _FEAR_CUE = re.compile(r"\b(?:fear\w*|afraid|scared|terrified|frightened|phobi\w
 _KIND_OF_FEAR = re.compile(r"\b([a-z][a-z-]{2,})\s+(phobia|avoidance|fear)\b", re.I)
 
 
-def _kind_of_fear(intent: str, pattern: re.Pattern[str]) -> str | None:
-    """ "needle phobia" -> "needles phobia": the thing (as a plural) and the word naming it."""
-    m = pattern.search(intent)
-    if not m:
-        return None
-    word = m.group(1).lower()
-    if word in _NOT_A_THING or not _safe_fragment(word, max_words=1):
-        return None
-    thing = word if word.endswith(("s", "ing")) else word + "s"
-    return f"{thing} {m.group(2).lower()}"
 _NOT_A_THING = frozenset(("social", "the", "a", "an", "my", "her", "his", "their", "your", "our",
                           "with", "of", "for", "and", "or", "no", "any", "this", "that", "some",
                           "specific", "simple", "severe", "extreme", "intense", "mild",
                           "experiential", "avoidant", "safety", "behaviour", "behavior",
                           "irrational", "biggest", "worst", "main", "big", "huge", "real",
                           "deep", "general", "common", "old", "new", "same", "own", "whose",
-                          "childhood", "lifelong", "longstanding", "long-standing", "his",
+                          "childhood", "lifelong", "longstanding", "long-standing",
                           "intrusive", "overwhelming", "such", "these", "those", "its",
                           "unfounded", "underlying", "core", "primary", "greatest"))
+
+
+def _kind_of_fear(intent: str) -> tuple[str, str] | None:
+    """ "needle phobia" -> ("needles", "phobia"): the thing (as a plural) and the word that
+    names the fear."""
+    m = _KIND_OF_FEAR.search(intent)
+    if not m:
+        return None
+    word = m.group(1).lower()
+    if word in _NOT_A_THING or not _safe_fragment(word, max_words=1):
+        return None
+    return (word if word.endswith(("s", "ing")) else word + "s"), m.group(2).lower()
 
 
 def _feared(intent: str) -> str | None:
     # "needle phobia" names the thing outright; "contamination fear: won't touch door handles"
     # names a kind of fear, and what it avoids is the thing to approach.
-    if (kind := _kind_of_fear(intent, _KIND_OF_FEAR)) and not kind.endswith("fear"):
-        return kind.rsplit(" ", 1)[0]
+    kind = _kind_of_fear(intent)
+    if kind and kind[1] != "fear":
+        return kind[0]
     if phrase := _first(_FEARED, intent, situations=True):
         return phrase
     if kind:
-        return kind.rsplit(" ", 1)[0]
+        return kind[0]
     low = intent.lower()
     if not _FEAR_CUE.search(low) or _URGES.search(intent):
         return None  # a breathing exercise for a bus driver fears no buses
