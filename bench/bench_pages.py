@@ -5,7 +5,7 @@ click, and the filters, against a `seed-demo` database.
     python -m bench --only pages                 # 100,000 calls / 5,000 runs (minutes)
     DRAFTROOM_BENCH_SCALE=full python -m bench --only pages    # 1,000,000 calls / 50,000 runs
     DRAFTROOM_BENCH_DB=/tmp/x.db ...             # seed that file once and reuse it after
-    python -m bench.bench_pages [--full] [--db PATH] [--rounds 3]
+    python -m bench.bench_pages [--full] [--db PATH] [--rounds 3] [--only-case Queue]
 
 Cold: a fresh app server (its caches empty) and a fresh browser context (nothing cached), the
 page loaded by URL; one round per server start: a first-ever visit. Warm: the same page loaded
@@ -61,7 +61,22 @@ class PageCase:
     cold_goal: float = FIRST
 
 
-def cases(big_run_id: int) -> list[PageCase]:
+def cases(big_run_id: int, only: str | None = None) -> list[PageCase]:
+    """Every page's case; with `only` (a name or its start: "Queue") it and the baseline."""
+    return [c for c in _all_cases(big_run_id)
+            if only is None or c.name == BASELINE or c.name.startswith(only)]
+
+
+# Each interaction's page (kept with `only` when it names that page).
+INTERACTIONS = {"call": "Traces", "traces window": "Traces", "costs filter": "Costs",
+                "queue filter": "Queue"}
+
+
+def _interacting(name: str, only: str | None) -> bool:
+    return only is None or INTERACTIONS[name].startswith(only)
+
+
+def _all_cases(big_run_id: int) -> list[PageCase]:
     return [
         # The app's shell alone (sidebar, navigation) on its lightest page: what any page
         # costs at this moment's load, the baseline the others are set against.
@@ -209,7 +224,8 @@ def _returning(p: Any, profile: Path, run: Callable[[Any], None]) -> None:
         ctx.close()
 
 
-def _visit_all(ctx: Any, base: str, big_run_id: int, got: Samples | None) -> None:
+def _visit_all(ctx: Any, base: str, big_run_id: int, got: Samples | None,
+               only: str | None = None) -> None:
     """Each page in a tab of its own in `ctx`; timed into `got` as "returning" unless None
     (the first pass only fills the profile's cache). The root first, unmeasured, as in the
     cold rounds: a fresh server's first session pays the app's imports and start-up."""
@@ -217,7 +233,7 @@ def _visit_all(ctx: Any, base: str, big_run_id: int, got: Samples | None) -> Non
     first.goto(base)
     first.get_by_text("Reviewer").first.wait_for(timeout=WAIT_MS)
     first.close()
-    for case in cases(big_run_id):
+    for case in cases(big_run_id, only):
         page = ctx.new_page()
         page.set_default_timeout(WAIT_MS)
         if got is None:
@@ -235,7 +251,8 @@ def _page_context(browser: Any, height: int = 1100) -> tuple[Any, Any]:
     return ctx, page
 
 
-def _rounds(url: str, tmp: Path, big_run_id: int, rounds: int) -> Samples:
+def _rounds(url: str, tmp: Path, big_run_id: int, rounds: int,
+            only: str | None = None) -> Samples:
     from playwright.sync_api import sync_playwright
 
     from testkit.app_server import CHROMIUM, CHROMIUM_ARGS, free_port, serve
@@ -251,7 +268,7 @@ def _rounds(url: str, tmp: Path, big_run_id: int, rounds: int) -> Samples:
 
     with sync_playwright() as p:
         with server("prime") as (base, _):  # the returning browser's earlier visit
-            _returning(p, profile, lambda ctx: _visit_all(ctx, base, big_run_id, None))
+            _returning(p, profile, lambda ctx: _visit_all(ctx, base, big_run_id, None, only))
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         try:
             for r in range(rounds):
@@ -262,7 +279,7 @@ def _rounds(url: str, tmp: Path, big_run_id: int, rounds: int) -> Samples:
                     page.goto(base)
                     page.get_by_text("Reviewer").first.wait_for(timeout=WAIT_MS)
                     ctx.close()
-                    for case in cases(big_run_id):
+                    for case in cases(big_run_id, only):
                         ctx, page = _page_context(browser)
                         got.add(f"{case.name}|cold", lambda p=page, c=case: _load(p, base, c))
                         _idle(page)
@@ -270,13 +287,17 @@ def _rounds(url: str, tmp: Path, big_run_id: int, rounds: int) -> Samples:
                         _idle(page)
                         ctx.close()
                     ctx, page = _page_context(browser, 2300)
-                    got.add("call", lambda p=page: _call_click(p, base, big_run_id))
-                    got.add("traces window", lambda p=page: _traces_window(p, base, big_run_id))
-                    got.add("costs filter", lambda p=page: _costs_filter(p, base))
-                    got.add("queue filter", lambda p=page: _queue_filter(p, base))
+                    for name, measure in (
+                            ("call", lambda p=page: _call_click(p, base, big_run_id)),
+                            ("traces window", lambda p=page: _traces_window(p, base, big_run_id)),
+                            ("costs filter", lambda p=page: _costs_filter(p, base)),
+                            ("queue filter", lambda p=page: _queue_filter(p, base))):
+                        if _interacting(name, only):
+                            got.add(name, measure)
                     ctx.close()
                 with server(f"{r}-returning") as (base, _):
-                    _returning(p, profile, lambda ctx, b=base: _visit_all(ctx, b, big_run_id, got))
+                    _returning(p, profile,
+                               lambda ctx, b=base: _visit_all(ctx, b, big_run_id, got, only))
         finally:
             browser.close()
     return got
@@ -317,7 +338,7 @@ def _seeded(calls: int, runs: int, db: Path) -> tuple[int, str]:
 
 
 def run(quick: bool = False, *, scale: str | None = None, db: Path | None = None,
-        rounds: int | None = None) -> list[Row]:
+        rounds: int | None = None, only: str | None = None) -> list[Row]:
     try:
         import playwright  # noqa: F401
     except ImportError:
@@ -340,13 +361,13 @@ def run(quick: bool = False, *, scale: str | None = None, db: Path | None = None
         with database(url):
             big_run_id, note = _seeded(calls, runs, path)
         log(f"pages: {note}; {rounds} rounds")
-        got = _rounds(url, Path(d), big_run_id, rounds)
+        got = _rounds(url, Path(d), big_run_id, rounds, only)
     rows = [Row(b, "setup", f"{note}; median of {rounds} rounds; load average (1 min) at "
                 f"the end {os.getloadavg()[0]:.1f}; each row: its samples' median load, and "
                 "its time against the baseline's of the same rounds", command)]
     label = {"cold": "cold (first-ever visit)", "warm": "warm",
              "returning": "cold server, returning browser (its cache kept)"}
-    for case in cases(big_run_id):
+    for case in cases(big_run_id, only):
         for temp, goal in (("cold", case.cold_goal), ("warm", case.warm_goal),
                            ("returning", case.cold_goal)):
             name = f"{case.name}|{temp}"
@@ -358,7 +379,8 @@ def run(quick: bool = False, *, scale: str | None = None, db: Path | None = None
              "redrawn", FILTER),
             ("costs filter", "Costs: filter by one kind, to every chart redrawn", FILTER),
             ("queue filter", "Queue: search 'exam panic', to the runs listed", FILTER)):
-        rows.append(Row(b, what, _verdict(got, name, goal, f"{BASELINE}|warm"), command))
+        if _interacting(name, only):
+            rows.append(Row(b, what, _verdict(got, name, goal, f"{BASELINE}|warm"), command))
     return rows
 
 
@@ -369,5 +391,9 @@ if __name__ == "__main__":
     ap.add_argument("--full", action="store_true", help="1,000,000 calls / 50,000 runs")
     ap.add_argument("--db", type=Path, help="seed this SQLite file once and reuse it")
     ap.add_argument("--rounds", type=int)
+    ap.add_argument("--only-case", metavar="NAME",
+                    help="one page's case (its name or start, e.g. Queue) beside the baseline, "
+                         "and the interactions on that page")
     a = ap.parse_args()
-    print(markdown_table(run(scale="full" if a.full else None, db=a.db, rounds=a.rounds)))
+    print(markdown_table(run(scale="full" if a.full else None, db=a.db, rounds=a.rounds,
+                             only=a.only_case)))

@@ -206,10 +206,12 @@ def test_offline_outreach_moves_a_creator_to_another_channel(db_url: str, commen
 @pytest.mark.parametrize(("comment", "channel", "limit"), [
     ("keep each DM under 300 characters, nobody reads more on a phone", "instagram_dm", 300),
     ("keep the WhatsApp ones to 200 characters max", "whatsapp", 200),
+    # One segment: the disclosure in its short form, the fee and the greeting kept.
+    ("the SMS needs to fit in one text", "sms", 160),
 ])
 def test_offline_outreach_keeps_each_message_within_a_cap(
         db_url: str, comment: str, channel: str, limit: int) -> None:
-    got, text = _outreach_after(_case(comment))
+    got, text = _outreach_after(_case(comment, channels=["whatsapp", "instagram_dm", "sms"]))
     assert got["applied"] and got["flag_right"] and not got["flagged"], got
     capped = [m for m in parse_outreach(text).messages if m.channel == channel]
     assert capped and all(len(m.body) <= limit for m in capped)
@@ -271,6 +273,7 @@ class Ignores:
     "Send the first creator a WhatsApp instead of an email",
     "Could you write the messages in German?",
     "make them warmer and less salesy",
+    "Offer the first creator \u00a3400, she quoted in pounds",
 ])
 def test_a_scripted_model_that_ignores_the_comment_is_not_addressed(
         db_url: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
@@ -331,3 +334,44 @@ def test_a_translation_by_a_model_is_shown_as_cannot_verify(
     assert not at.exception
     shown = [w.value for w in at.warning]
     assert f"**Cannot verify**: \u201c{escape_inline(comment)}\u201d" in shown, shown
+
+
+SHORTLIST = """# Creators
+
+## Shortlist
+
+| # | Creator | Name | Contact |
+|---|---|---|---|
+| 1 | @maya.brews | Maya Levi | WhatsApp |
+| 2 | @labcoat.latte | Dr. Amir Haddad | WhatsApp |
+"""
+PLAN = """# Campaign plan
+
+## Deliverables per creator
+
+| Creator | Deliverables | Post window | Fee (USD) | Contact via |
+|---|---|---|---:|---|
+| @maya.brews (Maya Levi) | 1 reel | Week 3 | 250 | {maya} |
+| @labcoat.latte (Dr. Amir Haddad) | 1 reel | Week 4 | 250 | WhatsApp |
+"""
+
+
+def test_a_moved_creator_is_no_channel_mismatch_where_a_person_moved_them() -> None:
+    from engine.checks.campaign_consistency import campaign_findings
+
+    goal = {"goal": "Fill the weekend brunch tables", "budget": 1000, "num_creators": 2,
+            "channels": ["whatsapp"]}
+    moved = _text(maya="Email")
+    comment = "send Maya's by email instead of WhatsApp"
+
+    def mismatch(stage: str, text: str, context: dict[str, str], asked: list[str]) -> list[str]:
+        return [f.text for f in campaign_findings(stage, text, goal, context, asked)
+                if f.category == "channel_mismatch"]
+    # The outreach: a person's comment moved her; without one, the shortlist binds.
+    assert mismatch("outreach", moved, {"shortlist": SHORTLIST}, [comment]) == []
+    assert mismatch("outreach", moved, {"shortlist": SHORTLIST}, []) != []
+    # The plan: the outreach a person approved is the last word, so the old channel is wrong.
+    approved = {"shortlist": SHORTLIST, "outreach": moved}
+    assert mismatch("plan", PLAN.format(maya="Email"), approved, []) == []
+    assert mismatch("plan", PLAN.format(maya="WhatsApp"), approved, []) == [
+        "@maya.brews: outreach used email, plan says whatsapp"]

@@ -13,6 +13,7 @@ from streamlit.testing.v1 import AppTest
 
 from engine.service import start_run
 from engine.text import TITLE_MAX, run_title
+from testkit.queue_cards import card_links
 from ui.budget_banner import PAGES_WITH_ALERTS, budget_meter_html, meter_level
 from ui.ops_figures import cost_bars_figure, error_rate_figure, share_ticks
 from ui.trace_figures import scroll_script
@@ -74,6 +75,6 @@ def test_a_long_request_is_the_queue_cards_hover_in_full(db_url: str) -> None:
     at.session_state["reviewer"] = "Dr. Lee"
     at.run()
     at.switch_page("pages/queue.py").run()
-    [link] = [p.proto for p in at.get("page_link") if f"run={run_id}" in p.proto.query_string]
-    assert link.label.endswith("…") and link.help == intent
+    [link] = [c for c in card_links(at) if c.query_string == f"run={run_id}"]
+    assert link.label.endswith("…") and link.hover == intent
     assert len(run_title("x " * 400)) == TITLE_MAX

@@ -17,6 +17,7 @@ from engine.pipelines.protocol.models import MAX_INTENT
 from engine.run_list import list_runs
 from engine.run_state import RunStatus
 from engine.views import get_run
+from testkit.queue_cards import card_links
 from ui.run_view import tab_key
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
@@ -212,7 +213,7 @@ def test_queue_lists_awaiting_review_first_with_scores_and_links() -> None:
 
 def _links(at: AppTest) -> list[str]:
     """The query strings of the run links on the page, in order."""
-    return [p.proto.query_string for p in at.get("page_link") if "run=" in p.proto.query_string]
+    return [c.query_string for c in card_links(at)]
 
 
 def test_queue_filters_by_search_kind_and_status() -> None:

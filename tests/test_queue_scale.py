@@ -16,6 +16,7 @@ from db.models import Run, utcnow
 from db.session import session_scope
 from engine.run_list import RunFilters, count_runs, list_runs
 from engine.run_state import RunStatus
+from testkit.queue_cards import card_links
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
 LONG = ("Calm breathing for the panic in the days before exams, with a plan for the night "
@@ -47,7 +48,7 @@ def queue() -> AppTest:
 
 
 def links(at: AppTest) -> list[str]:
-    return [p.proto.label for p in at.get("page_link") if "run=" in p.proto.query_string]
+    return [c.label for c in card_links(at)]
 
 
 def test_counts_cover_every_run_and_every_section_shows() -> None:
@@ -111,7 +112,7 @@ def _search_finds_words_in_any_order() -> None:
 def test_long_titles_are_cut_with_the_full_title_on_hover() -> None:
     add_runs(1, RunStatus.REVIEW, LONG)
     at = queue()
-    [link] = [p.proto for p in at.get("page_link") if "run=" in p.proto.query_string]
+    [link] = card_links(at)
     shown = link.label.split(" · ", 1)[1]
     assert shown.endswith("…") and len(shown) <= 61
-    assert link.help == f"{LONG} 0"
+    assert link.hover == f"{LONG} 0"

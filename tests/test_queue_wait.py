@@ -111,8 +111,8 @@ def test_the_queue_and_the_run_page_say_a_queued_runs_place(db_url: str) -> None
     at.session_state["reviewer"] = "Dr. Lee"
     at.run().switch_page("pages/queue.py").run()
     assert not at.exception
-    captions = [c.value for c in at.caption]
-    assert "1st in line · about 20 s" in captions and "2nd in line · about 60 s" in captions
+    cards = " ".join(m.value for m in at.markdown)  # the note is a card's last line
+    assert ":gray[1st in line · about 20 s]" in cards and ":gray[2nd in line · about 60 s]" in cards
     page = _page(ids[2])
     assert "**Queued** · 2nd in line · about 60 s" in _text(page)
 

@@ -11,8 +11,8 @@ false-positive rate stays within the goal and the recall there: the screen's MOD
 RULE_MARGIN come from this table. "rules only" below means every rule hit, nothing vetoed.
 
 Caveat printed with the figures: the rules were written against safety_labelled and fresh1,
-so their part is in-sample there. The honest folds are every set written blind (fresh2-5,
-train2-9); a blind set kept out of the corpus (safety_model.HELD_OUT) is not a fold.
+so their part is in-sample there. The honest folds are every set written blind (fresh2-6,
+train2-13); a blind set kept out of the corpus (safety_model.HELD_OUT) is not a fold.
 
 Measured in session 5 (recall at false-positive rate <= 0.05 on the twelve honest folds pooled,
 threshold, margin and self-harm veto chosen here): the unsafe model alone (--heads 0) 0.721 at
@@ -22,8 +22,31 @@ train4 0.66, train5 0.79, train6 0.80, train7 0.76, train8 0.54 (unsafe advice i
 voice), train9 0.89 at fpr 0.13 (long passages, a risky line answered in the next sentence).
 It takes about 45 s of CPU per fold (fourteen folds).
 
+Session 6: fresh6 (session 5's blind set, seen) and train10-13 (written blind for the weak spots:
+self-harm in many voices, a calm professional voice, long passages answered later, text-speak and
+mixed languages) joined the corpus: 8,383 passages, eighteen folds, seventeen honest. A fold now
+takes about 55 s of CPU alone (90-100 s on a loaded machine). Tried on the seven new or weakest
+folds (fresh6, train8-13; threshold, margin and veto re-chosen on them each time):
+- lexicons grown from general knowledge (more medicine names and brands, help services,
+  euphemisms, other languages): 0.782 at threshold 0.85 (margin 0.2, veto 0.4); per fold fresh6
+  0.87, train8 0.57, train9 0.92 at fpr 0.14, train10 0.80, train11 0.71, train12 0.92 at fpr
+  0.125, train13 0.67. Not kept: the unchanged lexicons on the same folds were not measured in
+  time to show it helps (the patch is in the session 6 note).
+- per-category thresholds (an offset per category, coordinate search): +0.008, not kept.
+- a classifier threshold that rises with the passage's length (safety.LENGTH_STEP per doubling
+  of its sentences, capped at safety.LENGTH_CAP = 8): the long protective passages of train9 and
+  train12 take most of the false-alarm budget, so one threshold for every length is set by them.
+  On the same models, step 0.05 raised recall at fpr <= 0.05 from 0.782 to 0.810 (threshold 0.74
+  for one sentence, 0.89 for eight; 0.02: 0.797, 0.03: 0.801, 0.07: 0.811). Not yet confirmed
+  on all honest folds, so LENGTH_STEP stays 0.0 (`--length-step 0.05` measures it).
+- warm-starting the retraining on windows from the passage model: 13% less CPU, but a different
+  model (lbfgs stops within tolerance elsewhere; mean |dp| 0.04), so not kept unmeasured.
+`--folds` runs a subset, `--jobs 2` two folds at once, `--cache DIR` keeps each fold's model
+(keyed by its rows and safety_model.py) so a screen-side change re-scores without training.
+
     python -m tools.safety_cv [--fpr 0.05] [--c 16] [--heads 1] [--frame 1] [--bare 0]
-                              [--margin 0.3] [--threshold 0.89]
+                              [--margin 0.3] [--threshold 0.89] [--length-step 0.0]
+                              [--folds fresh6,train8] [--jobs 1] [--cache DIR]
 """
 
 from __future__ import annotations
@@ -38,6 +61,7 @@ from engine.checks import safety
 from engine.checks.safety_model import CORPUS, SafetyModel, _key, load_rows
 from engine.checks.sentences import split_sentences
 
+LENGTH_STEP = safety.LENGTH_STEP  # --length-step
 TRAIN_ONLY = "offline-drafts"  # the drafter's own sentences: trained on, never scored
 HONEST = ("fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "train2", "train3", "train4",
           "train5", "train6", "train7", "train8", "train9", "train10", "train11", "train12",
@@ -77,6 +101,8 @@ class Scored:
     model_p: float
     by_category: dict[str, float]
     """The highest score of the classifier's verdicts of each category."""
+    n: int = 1
+    """Its sentences (the classifier's threshold rises with them: safety.passage_threshold)."""
 
     def flagged(self, t: float | None, margin: float,
                 sh_veto: float = safety.SELF_HARM_VETO,
@@ -85,6 +111,7 @@ class Scored:
             return self.hard or self.rule_p >= 0 or self.sh_p >= 0
         if self.hard or self.sh_p >= sh_veto or self.rule_p >= t - margin:
             return True
+        t = safety.passage_threshold(self.n, t, LENGTH_STEP)
         if offsets is None:
             return self.model_p >= t
         return any(p >= t + offsets.get(c, 0.0) for c, p in self.by_category.items())
@@ -116,7 +143,7 @@ def score_fold(rows: list[dict], model: SafetyModel, frame: float = safety.FRAME
         for c, pc, _ in (h for hs in hits for h in hs):
             by_category[c] = max(by_category.get(c, 0.0), pc)
         out.append(Scored(bool(r["categories"]), tuple(r["categories"]), hard, rule_p, sh_p, p,
-                          by_category))
+                          by_category, len(sentences)))
     return out
 
 
@@ -194,7 +221,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cache", default="",
                     help="a directory for each fold's model (keyed by its training rows and "
                          "safety_model.py), so screen-side changes are re-scored without training")
+    ap.add_argument("--length-step", type=float, default=safety.LENGTH_STEP,
+                    help="the classifier's threshold rise per doubling of a passage's sentences")
     args = ap.parse_args(argv)
+    global LENGTH_STEP
+    LENGTH_STEP = args.length_step
     every = load_sets()
     rows = [r for r in every if r["split"] != TRAIN_ONLY]
     always = [r for r in every if r["split"] == TRAIN_ONLY]

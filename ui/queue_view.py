@@ -123,30 +123,41 @@ def _stages(kind: str) -> tuple[object, ...]:
     return pipeline.stages if pipeline else ()
 
 
+def card_link(r: RunSummary) -> str:
+    """The card's first line: a Markdown link to the run's page, its title cut (TITLE_CHARS)
+    with the whole title as the link's hover text. Markdown links open in a new tab, as the
+    Costs and Calibration pages' links to runs do: the queue stays where it was (its filters
+    and pages; in-app navigation dropped the filters' values on the way back)."""
+    label = f"#{r.id} · {escape_inline(short(r.title))}"
+    hover = f' "{escape_inline(r.title)}"' if short(r.title) != r.title else ""
+    return f":material/article: [{label}](run?run={r.id}{hover})"
+
+
 def render_card(r: RunSummary, place: QueuePlace | None = None) -> None:
-    """One run; a queued one says its place in line and its expected wait (`place`). Three
-    elements in a bordered box (four with a note): the title's link, then one Markdown block
-    with the chips over the small grey details. Every element is one more message the
-    browser receives and lays out before the page settles: the two-column card of eight
-    elements kept the queue's first run 0.3-0.5 s later at 50,000 runs (bench/RESULTS.md)."""
+    """One run; a queued one says its place in line and its expected wait (`place`). One
+    Markdown block in a bordered box: the link, the chips, the small grey details and the
+    note when there is one. Not st.page_link: its code is loaded on first use, and React
+    reveals such elements together, ~0.3-0.5 s after the page's last message; Markdown is
+    drawn as it arrives (the first run 0.6-0.7 s instead of 1.2 s at 50,000 runs, load ~9;
+    bench/RESULTS.md). Every element is one more message the browser receives and lays out:
+    two per card, where the two-column card had eight."""
+    kind = (r.kind if len(_stages(r.kind)) < 2
+            else f"{r.kind} · stage {r.stage.replace('_', ' ')}")
+    meta = [kind, f"started by {escape_inline(r.created_by)}", f"updated {ago(r.updated_at)}"]
+    if r.last_reviewer:
+        meta.append(f"last act by {escape_inline(r.last_reviewer)}")
+    if r.cost_usd:
+        meta.append(usd(r.cost_usd))
+    chips = score_chips(r.scores, r.thresholds)
+    flags = flag_chip(r.open_flags, r.overridden)  # review: an override is not "1 flag"
+    needs_person = r.status in (RunStatus.REVIEW, RunStatus.FAILED)
+    notes = [n for n in (halt_reason(r.halt_reason) if needs_person else "",
+                         place.sentence() if place is not None else "") if n]
+    lines = [card_link(r),
+             " ".join(x for x in (status_badge(r.status), chips or ":gray[no scores yet]",
+                                  flags) if x),
+             ":small[:gray[" + " · ".join(meta) + "]]"]
+    if notes:
+        lines.append(":small[:gray[" + escape_inline(" · ".join(notes)) + "]]")
     with st.container(border=True):
-        st.page_link("pages/run.py", label=f"#{r.id} · {escape_inline(short(r.title))}",
-                     query_params={"run": str(r.id)}, icon=":material/article:",
-                     help=r.title if short(r.title) != r.title else None)
-        kind = (r.kind if len(_stages(r.kind)) < 2
-                else f"{r.kind} · stage {r.stage.replace('_', ' ')}")
-        meta = [kind, f"started by {escape_inline(r.created_by)}", f"updated {ago(r.updated_at)}"]
-        if r.last_reviewer:
-            meta.append(f"last act by {escape_inline(r.last_reviewer)}")
-        if r.cost_usd:
-            meta.append(usd(r.cost_usd))
-        chips = score_chips(r.scores, r.thresholds)
-        flags = flag_chip(r.open_flags, r.overridden)  # review: an override is not "1 flag"
-        st.markdown(" ".join(x for x in (status_badge(r.status), chips or ":gray[no scores yet]",
-                                         flags) if x)
-                    + "  \n:small[:gray[" + " · ".join(meta) + "]]")
-        needs_person = r.status in (RunStatus.REVIEW, RunStatus.FAILED)
-        notes = [halt_reason(r.halt_reason) if needs_person else "",
-                 place.sentence() if place is not None else ""]
-        if any(notes):
-            st.caption(escape_inline(" · ".join(n for n in notes if n)))
+        st.markdown("  \n".join(lines))

@@ -40,6 +40,7 @@ tools/safety_cv.py cross-validates the classifier by batch and picks MODEL_THRES
 
 from __future__ import annotations
 
+import math
 import re
 from functools import lru_cache
 
@@ -177,6 +178,20 @@ FRAME_PENALTY = 1.0
 BARE_PENALTY = 0.0
 # A rule's hit counts as this much classifier probability (see RULE_VETO below).
 RULE_MARGIN = 0.3
+# A longer text gives the classifier more windows to find a false alarm in, so its threshold
+# rises by LENGTH_STEP for each doubling of the sentences, up to LENGTH_CAP sentences (the
+# longest passages of the corpus it was measured on: no further extrapolation). Chosen by
+# tools/safety_cv.py on the honest folds (0.0: one threshold for every length).
+LENGTH_STEP = 0.0
+LENGTH_CAP = 8
+
+
+def passage_threshold(n_sentences: int, base: float | None = None,
+                      step: float | None = None) -> float:
+    """The classifier's threshold for a text of `n_sentences` units (see LENGTH_STEP)."""
+    base = MODEL_THRESHOLD if base is None else base
+    step = LENGTH_STEP if step is None else step
+    return base + step * math.log2(min(max(n_sentences, 1), LENGTH_CAP))
 
 
 def _topic_hits(s: str, category: str) -> list[re.Match[str]]:
@@ -323,7 +338,8 @@ def screen_protocol(text: str, *, use_model: bool = True) -> ScreenResult:
         if RULE_VETO > 0 and any(found):
             found = veto_rules(sentences, found, model)
         ruled = [{c for c, _ in hits} for hits in found]
-        for i, hits in enumerate(model_hits(sentences, model, ruled=ruled)):
+        threshold = passage_threshold(len(sentences))
+        for i, hits in enumerate(model_hits(sentences, model, threshold, ruled=ruled)):
             have = {c for c, _ in found[i]}
             found[i] = [*found[i], *((c, why) for c, why in hits if c not in have)]
     for (start, end), hits in zip(spans, found, strict=True):

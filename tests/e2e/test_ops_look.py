@@ -140,3 +140,24 @@ def test_calibration_links_the_worst_version_to_its_run_page(page, seeded_app,  
         timeout=WAIT)
     assert f"run={run_id}" in run_page.url
     run_page.screenshot(path=str(artifacts / "ops-look-calibration-run.png"))
+
+
+def test_a_queue_card_opens_its_run_in_a_new_tab(page, seeded_app, artifacts: Path) -> None:  # type: ignore[no-untyped-def]
+    """A card is one Markdown block (ui/queue_view.render_card): its link leaves the queue
+    where it was and opens the run beside it, as Costs' and Calibration's links do."""
+    page.goto(f"{seeded_app[0].url}/queue")
+    link = page.locator("a[href*='run=']").first
+    expect(link).to_be_visible(timeout=WAIT)
+    page.wait_for_function(DONE)
+    page.screenshot(path=str(artifacts / "ops-look-queue.png"))
+    number, title = link.inner_text().split(" · ", 1)
+    run_id = number.strip().removeprefix("#")
+    card = page.get_by_test_id("stVerticalBlock").filter(has=link).last
+    expect(card).to_contain_text("started by")  # the chips and details in the same card
+    with page.context.expect_page() as opened:
+        link.click()
+    run_page = opened.value
+    run_page.wait_for_url(f"**/run?run={run_id}", timeout=WAIT)
+    expect(run_page.get_by_role("heading", name=title.removesuffix("…")).first).to_be_visible(
+        timeout=WAIT)
+    expect(page.get_by_role("heading", name="Review queue")).to_be_visible()  # still there

@@ -73,7 +73,9 @@ def test_two_person_approval_in_the_browser(browser, app: AppServer, worker_star
     expect(kim.get_by_text("Assigned to me (1)")).to_be_visible()
     expect(kim.get_by_role("link", name="Help a nurse wind down")).to_be_visible()
     _shot(kim, artifacts, "two-person-3-assigned-to-me")
-    kim.get_by_role("link", name="Help a nurse wind down").click()
+    with kim.context.expect_page() as opened:  # a queue card's link opens a new tab
+        kim.get_by_role("link", name="Help a nurse wind down").click()
+    kim = opened.value
     expect(kim.get_by_text("1 of 2 approvals")).to_be_visible()
     kim.get_by_role("button", name=f"Approve v{version}").click()
     expect(kim.get_by_text("Approved by Dr. Kim").first).to_be_visible()  # the status says it

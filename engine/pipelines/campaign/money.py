@@ -30,10 +30,6 @@ class Money(NamedTuple):
     start: int
     end: int
 
-    def written(self) -> str:
-        """"£400", "$1,800"."""
-        return f"{SIGNS[self.currency]}{self.value:,.0f}"
-
 
 def value_of(digits: str, thousands: bool = False) -> float:
     """"1,800" -> 1800.0; "1.2" with a "k" after it -> 1200.0."""

@@ -91,10 +91,13 @@ def cap_for(channel: str, wanted: list[tuple[str, LengthCap]]) -> list[tuple[str
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=\S)")
 
 
-def fit(body: str, cap: LengthCap, keep: list[str]) -> str | None:
+def fit(body: str, cap: LengthCap, keep: list[str],
+        disclosure: tuple[str, str] | None = None) -> tuple[str, bool]:
     """The body within the cap by dropping whole sentences, longest first, but never the
     greeting or one that carries a phrase of `keep` (the fee, the disclosure, what a person
-    asked to say, the signature); None when those alone are over it."""
+    asked to say, the signature); then, if still over, with the sentence that carries the
+    disclosure's tag in the short form `disclosure` gives: (tag, sentence). (text, whether
+    it fits): as short as it gets when it does not."""
     paragraphs = [_SENTENCE.split(p.strip()) for p in body.split("\n\n") if p.strip()]
 
     def text() -> str:
@@ -108,25 +111,33 @@ def fit(body: str, cap: LengthCap, keep: list[str]) -> str | None:
         optional = [(len(paragraphs[k][j]), k, j) for k in range(len(paragraphs))
                     for j in range(len(paragraphs[k])) if not needed(k, j)]
         if not optional:
-            return None
+            break
         _, k, j = max(optional)
         del paragraphs[k][j]
-    return text()
+    if measure(text(), cap.unit) > cap.limit and disclosure:
+        tag, short = disclosure
+        paragraphs = [[short if tag.lower() in s.lower() else s for s in p] for p in paragraphs]
+    return text(), measure(text(), cap.unit) <= cap.limit
 
 
 def why_not(comment: str) -> str:
-    """Why the offline drafter leaves a comment to a person, as precisely as it can say."""
+    """Why the offline drafter leaves a comment to a person, as precisely as it can say (each
+    reason a comment gives it, in one line)."""
+    reasons = []
     if lang := language(comment):
-        return (f"the offline drafter writes in English only; have the messages translated "
-                f"into {lang} and paste them here (the check cannot verify a translation)")
-    if other_form(comment):
-        return "the offline drafter writes text messages only; make that form outside Draftroom"
+        reasons.append(f"the offline drafter writes in English only: have the messages "
+                       f"translated into {lang} and paste them here; the check cannot verify "
+                       "a translation")
+    elif other_form(comment):
+        reasons.append("the offline drafter writes text messages only; make that form outside "
+                       "Draftroom")
     if tone(comment):
-        return ("the offline drafter writes in the brand's own voice from fixed templates and "
-                "cannot change how the messages sound; edit them, or ask for something "
-                "concrete (a sign-off, no exclamation marks, a length per message)")
-    return ("the offline drafter has no rule for this request; edit the messages or say it in "
-            "other words")
+        reasons.append("the offline drafter writes in the brand's own voice from fixed "
+                       "templates and cannot change how the messages sound: edit them, or ask "
+                       "for something concrete, such as a sign-off, no exclamation marks or a "
+                       "length per message")
+    return "; ".join(reasons) or ("the offline drafter has no rule for this request; edit the "
+                                  "messages or say it in other words")
 
 
 __all__ = ["caps", "cap_for", "channel_moves", "fit", "no_exclamations", "route",

@@ -295,13 +295,13 @@ def draft_outreach(task: DraftTask) -> OutreachDraft:
             for f, cap in capped:
                 keep = [market.fee(_offer(e, budget, n)), market.tag, *extra,
                         *([signer.name] if signer else [])]
-                fitted = form.fit(body, cap, keep)
-                if fitted is None:
+                body, fits = form.fit(body, cap, keep, (
+                    market.tag, f"Paid partnership: posts carry {market.tag}."))
+                if not fits:
                     too_long[f] = (f"the fee, the {market.tag} disclosure and what was asked to "
                                    f"be said take more than {cap.limit} {cap.unit} in the "
-                                   f"{LABELS.get(ch, ch)} message to {e['handle']}")
-                else:
-                    body = fitted
+                                   f"{LABELS.get(ch, ch)} message to {e['handle']}; it is as "
+                                   "short as the drafter can make it")
             messages.append(OutreachMessageOut(
                 creator_handle=e["handle"], creator_name=e.get("name", ""), channel=ch,  # type: ignore[arg-type]
                 subject=subject, body=body))
