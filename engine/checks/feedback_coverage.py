@@ -50,10 +50,15 @@ _QUOTED = re.compile(r"[\"\u201c]([^\"\u201d]{8,})[\"\u201d]"
 _Q, _QE = "['\"\u2018\u201c]", "['\"\u2019\u201d]"
 # "Replace 'a supermarket' with 'Tesco on Kingsway'", "use 'failing my baby' instead of 'bad
 # mother'": answered when the new words are in and the old ones are (mostly) gone.
-_REPLACE = (re.compile(rf"\b(?:replace|swap|change)\s+{_Q}(?P<old>.+?){_QE}\s+(?:with|for|to|by|"
+_REPLACE = (re.compile(rf"\b(?:replace|swap|change)\s+(?:(?:the\s+)?(?:words?|phrase|term)\s+|"
+                       rf"every\s+|all\s+)?{_Q}(?P<old>.+?){_QE}\s+(?:with|for|to|by|"
                        rf"into)\s+{_Q}(?P<new>.+?){_QE}(?=[\s.,;:!?)-]|$)", re.I),
-            re.compile(rf"\buse\s+{_Q}(?P<new>.+?){_QE}\s+instead\s+of\s+{_Q}(?P<old>.+?){_QE}"
+            # "use 'A' instead of 'B'", "call the place 'A' instead of 'B'", "say 'A' ..."
+            re.compile(rf"\b(?:use|call\s+(?:it|him|her|them|the\s+\w+)|say|write|put)\s+"
+                       rf"{_Q}(?P<new>.+?){_QE}\s+instead\s+of\s+{_Q}(?P<old>.+?){_QE}"
                        r"(?=[\s.,;:!?)-]|$)", re.I))
+# "add 988 ..., or emergency services on 911": numbers offered as alternatives, one will do.
+_ALTERNATIVES = re.compile(r"\d[^.;]*?\bor\b[^.;]*?\d")
 # "Step 3 is too long": a comment about one part is judged by what changed there.
 _POINTS_AT_PART = re.compile(r"\b(?:step|line|sentence|question|message)\s*#?\d|\bthe (?:first|"
                              r"last|second|third|opening|closing) (?:step|line|sentence|"
@@ -195,8 +200,9 @@ def answered(comment: str, before: str, after: str) -> bool:
     if not added:
         return False
     new_numbers = numbers(comment) - numbers(before)
-    if not new_numbers <= numbers(after):
-        return False
+    if not new_numbers <= numbers(after) and not (_ALTERNATIVES.search(comment)
+                                                  and new_numbers & numbers(after)):
+        return False  # every number it asks for, or one of those it offers as alternatives
     new_names = {n for n in _names(comment) if n.lower() not in before.lower()}
     if any(n.lower() not in after.lower() for n in new_names):
         return False

@@ -36,7 +36,7 @@ _LEAD = r"^\W*(?:(?:ok|okay|also|and|but|then|maybe|just|please|pls|kindly|now)[
 _REQUEST_START = re.compile(
     _LEAD + r"(?:(?:can|could|would|will)\s+(?:you|we)\b|(?:add|include|mention|name|say|put|"
     r"use|make|replace|swap|change|remove|drop|delete|cut|shorten|simplify|rewrite|redo|write|"
-    r"translate|turn|keep|give|offer|tell|explain|note|insert|list|start|end|move|split|avoid|"
+    r"call|rename|translate|turn|keep|give|offer|tell|explain|note|insert|list|start|end|move|split|avoid|"
     r"focus|tailor|adapt|set|limit|let|bring|sign|lower|raise|reduce|increase|expand|lengthen|"
     r"soften|show|ask|describe|skip|spell|quote|stress|emphasi[sz]e|highlight|clarify|specify|"
     r"reword|rephrase|fix|correct|update|break|merge|combine|reorder|lose|get rid)\b)", re.I)
@@ -282,7 +282,7 @@ def fact_for(name: str, context: list[str]) -> str | None:
 # -- applying them -------------------------------------------------------------------------------
 
 
-def _sub(pattern: re.Pattern[str], new: str, doc: _Doc) -> int:
+def _sub(pattern: re.Pattern[str], new: str | Callable[[re.Match[str]], str], doc: _Doc) -> int:
     count = 0
 
     def fn(text: str) -> str:
@@ -306,7 +306,9 @@ def _replace(doc: _Doc, old: str, new: str) -> bool:
     if not core:
         return False
     pattern = re.compile(rf"\b(?:(?:an?|the)\s+)?{re.escape(core)}(?:e?s)?\b", re.I)
-    if _sub(pattern, new.replace("\\", ""), doc):
+    plain = new.replace("\\", "")
+    # "Worry time" -> "Rumination time": a capital where the old word had one.
+    if _sub(pattern, lambda m: _cap(plain) if m.group(0)[:1].isupper() else plain, doc):
         return True
     return _norm(new) in _norm(doc.all_text())
 

@@ -30,7 +30,8 @@ _CRISIS = re.compile(lib.CRISIS_PATTERN, re.I)
 _PROFESSIONAL = re.compile(lib.PROFESSIONAL_PATTERN, re.I)
 _SECOND_PERSON = re.compile(r"\b(you|your|yours|yourself|you're|you'll|you've|you'd)\b", re.I)
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
-_SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]?\s+(?=[\"'(\[]?[A-Z0-9])")
+# A closing quote or bracket stays with its sentence ('... "I'm going round in circles again."').
+_SENTENCE_END = re.compile(r"(?:(?<=[.!?])|(?<=[.!?][\"')\]]))\s+(?=[\"'(\[]?[A-Z0-9])")
 _QUOTED = re.compile(r"\"([^\"\n]{6,})\"|\u201c([^\u201d\n]{6,})\u201d")
 _PROMISE = re.compile(r"\b(cures?|guarantee[sd]?|will never (feel|be) \w+ again|"
                       r"permanently (fix|cure)|100% effective)\b", re.I)
@@ -108,6 +109,10 @@ def _validating_count(text: str) -> int:
     return sum(low.count(p) for p in lib.VALIDATING_PHRASES)
 
 
+_WHEN = re.compile(r"\s*(?:when|whenever|if|after|before|once|as soon as|each time|every time|"
+                   r"while)\b", re.I)
+
+
 def _is_imperative(step: str) -> bool:
     text = re.sub(r"^[^A-Za-z]+", "", step)
     words = [w.lower() for w in _words(text)[:12]]
@@ -118,7 +123,10 @@ def _is_imperative(step: str) -> bool:
         return True
     # "When the worry comes, write it down." / "If you can, walk outside."
     head, sep, tail = text.partition(",")
-    if sep and len(_words(head)) <= 10:
+    # A clause that sets the moment may be long when it names the person's own situation
+    # ("When you notice your mind going back over being made redundant ..., name it").
+    limit = 25 if _WHEN.match(head) else 10
+    if sep and len(_words(head)) <= limit:
         rest = [w.lower() for w in _words(tail)[:3]]
         while rest and rest[0] in lib.SKIPPABLE_LEADS:
             rest.pop(0)
@@ -250,8 +258,9 @@ def base_verb(word: str) -> str:
     return low
 
 
-_HE_SHE_VERB = re.compile(r"\b(?:he|she)\s+(?!(?:can|could|will|would|should|may|might|must|"
-                          r"did|had|was)\b)([a-z]+s)\b", re.I)
+_HE_SHE_VERB = re.compile(r"\b(?:he|she)\s+(?:(never|always|often|sometimes|usually|still|also|"
+                          r"just|really|rarely|barely|only)\s+)?(?!(?:can|could|will|would|"
+                          r"should|may|might|must|did|had|was)\b)([a-z]+s)\b", re.I)
 _HE_SHE_IS = re.compile(r"\b(?:he|she)(?:'s|\u2019s| is)(?=\s+(\w+))", re.I)
 
 
@@ -260,7 +269,8 @@ def third_to_second(text: str) -> str:
     text = _HE_SHE_IS.sub(lambda m: "you've" if "s" in m.group(0)[-2:] and re.fullmatch(
         r"\w+ed|been|got|gotten|stopped|lost|given|taken|done|made", m.group(1), re.I)
         else "you're" if "'" in m.group(0) or "\u2019" in m.group(0) else "you are", text)
-    text = _HE_SHE_VERB.sub(lambda m: "you " + base_verb(m.group(1)), text)
+    text = _HE_SHE_VERB.sub(lambda m: "you " + (m.group(1) + " " if m.group(1) else "")
+                            + base_verb(m.group(2)), text)
     for pattern, repl in _THIRD:
         text = re.sub(pattern, repl, text, flags=re.I)
     return text

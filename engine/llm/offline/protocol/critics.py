@@ -185,12 +185,14 @@ def _clinical(doc: _Doc) -> tuple[float, list[NoteOut]]:
         notes.append(_note("critical", "Add a Steps section with 4-8 numbered, actionable "
                                        "steps."))
     n = len(steps)
+    # Fewer steps than a protocol needs (4-8) is below the spec, not a detail: alone it takes
+    # clinical quality under the default threshold (0.70), so the loop adds steps.
     if n == 0:
-        score -= 0.35
+        score -= 0.45
     elif n <= 2:
-        score -= 0.25
+        score -= 0.4
     elif n == 3:
-        score -= 0.15
+        score -= 0.35
     elif n > 10:
         score -= 0.15
     elif n > MAX_STEPS:

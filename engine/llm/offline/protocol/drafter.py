@@ -7,6 +7,7 @@ are in critics.py."""
 
 from __future__ import annotations
 
+from difflib import SequenceMatcher
 from typing import TYPE_CHECKING
 
 from engine.checks import crisis
@@ -102,7 +103,8 @@ def _revise(doc: _Doc, ctx: _Context, asks: _Asks) -> _Doc:
             doc.safety = " ".join(keep[:3] or safety[:2])
         if len(_words(doc.all_text())) > SHORTER * before:
             # Still about as long (the feedback check wants a visibly shorter text): each step
-            # keeps its first sentence, the purpose two, the reflection two questions.
+            # keeps its first sentence, the purpose two (one warm, one on what it is for), the
+            # reflection two questions.
             doc.steps = [_sentences(st)[0] if _sentences(st) else st for st in doc.steps]
             doc.purpose = _shorten_purpose(doc.purpose, keep=2)
             doc.reflection = doc.reflection[:2]
@@ -157,6 +159,11 @@ def _revise(doc: _Doc, ctx: _Context, asks: _Asks) -> _Doc:
     return doc
 
 
+def _added(step: str, had: set[str]) -> bool:
+    """A step the feedback added (not one it only edited, e.g. by a replacement)."""
+    return all(SequenceMatcher(a=step, b=h, autojunk=False).ratio() < 0.6 for h in had)
+
+
 def draft_protocol(task: DraftTask) -> ProtocolDraft:
     ctx = _context(task.input)
     asks = _read_asks(task)
@@ -167,6 +174,12 @@ def draft_protocol(task: DraftTask) -> ProtocolDraft:
         if task.notes or task.feedback:
             doc = _revise(parse_protocol(_render(doc)), ctx, asks)
     if task.feedback:
+        had = set(doc.steps)
         apply_feedback(doc, ctx, task.feedback)
+        if asks.step_limit:  # "add a letter step ... at most 5 steps": both, the new one kept
+            limit = max(MIN_STEPS, asks.step_limit)
+            while len(doc.steps) > limit and (old := [i for i, st in enumerate(doc.steps[:-1])
+                                                      if not _added(st, had)]):
+                del doc.steps[old[-1]]
     _self_screen(doc, ctx)
     return _to_draft(doc)

@@ -157,14 +157,22 @@ def _shorten_step(step: str, limit: int = SHORT_STEP_WORDS) -> str:
     return out
 
 
+_WHAT_FOR = re.compile(r"\bthis (?:exercise|plan|worksheet|routine|schedule)\b.*\b(?:helps?|is "
+                       r"for|lets you|shows you)\b", re.I)
+_OWN_SITUATION = re.compile(r" in mind: |built around your own situation", re.I)
+
+
 def _shorten_purpose(text: str, keep: int = 3) -> str:
     paras = text.split("\n\n")
     sentences = _sentences(paras[0])
     if len(sentences) <= keep:
         return text
+    # Kept first: one validating sentence, then what the exercise is for, then the opening
+    # one and any other validating sentence.
+    warm = [i for i, x in enumerate(sentences) if _validating_count(x)]
     ranked = sorted(range(len(sentences)), key=lambda i: (
-        0 if _validating_count(sentences[i]) else 1 if i == 0 else
-        2 if " in mind: " in sentences[i] else 3, i))
+        0 if warm and i == warm[0] else 1 if _WHAT_FOR.search(sentences[i]) else
+        2 if i in warm or i == 0 else 3 if _OWN_SITUATION.search(sentences[i]) else 4, i))
     chosen = sorted(ranked[:keep])
     return "\n\n".join([" ".join(sentences[i] for i in chosen), *paras[1:]])
 
