@@ -27,9 +27,9 @@ Design decisions worth knowing:
   off") have no effect: nothing here reads the text as instructions.
 
 - Measured honestly (tools/safety_cv.py, leave-one-set-out): on the sets the rules were never
-  written against and the classifier never trained on (fresh2-5, train2-9), recall 0.77 at a
-  false-alarm rate of 0.05 - far from catching everything; the LLM Safety Guardian stays
-  necessary.
+  written against and the classifier never trained on, recall 0.77 at a false-alarm rate of 0.05
+  (session 5, twelve folds); 0.82 on the nine of the seventeen session 6 folds whose run
+  finished - far from catching everything; the LLM Safety Guardian stays necessary.
 
 Where things are: the rules, lexicons and frames are data (engine/checks/data/*.toml, loaded
 by safety_rules.py); sentence splitting and normalising in sentences.py; here, the framing
