@@ -5,6 +5,7 @@ $0. The Traces page's timeline is in ui/trace_figures.py."""
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import pandas as pd
 import plotly.graph_objects as go
@@ -82,7 +83,20 @@ def spend_by_day_figure(df: pd.DataFrame, *, split: str | None = None) -> go.Fig
                           "<extra></extra>",
         ))
     fig.update_layout(title=title, yaxis={"tickprefix": "$", "rangemode": "tozero"}, **_LAYOUT)
+    _day_axis(fig, list(df["day"]))
     return fig
+
+
+def _day_axis(fig: go.Figure, days: list[Any]) -> None:
+    """A date axis in days: Plotly zooms a single day down to milliseconds ("23:59:59.9995")
+    and a few days to hours; a day chart ticks once a day at most, a lone day with a day on
+    each side."""
+    fig.update_xaxes(tickformat="%b %d")
+    unique = sorted({pd.Timestamp(d) for d in days})
+    if len(unique) <= 7:
+        fig.update_xaxes(dtick=86_400_000)
+    if len(unique) == 1:
+        fig.update_xaxes(range=[unique[0] - pd.Timedelta(days=1), unique[0] + pd.Timedelta(days=1)])
 
 
 def cost_bars_figure(df: pd.DataFrame, dim: str) -> go.Figure:
@@ -127,6 +141,7 @@ def tokens_by_day_figure(df: pd.DataFrame) -> go.Figure:
                             hovertemplate=f"{k} %{{x|%Y-%m-%d}}: %{{y:,}}<extra></extra>")
                      for k, v in parts.items()])
     fig.update_layout(title=title, barmode="stack", **_LAYOUT)
+    _day_axis(fig, list(df["day"]))
     return fig
 
 

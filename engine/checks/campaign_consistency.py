@@ -148,8 +148,12 @@ def _off_product(stage: str, text: str, run_input: dict[str, Any],
     off = [where for where, body in parts.items() if body.strip() and not on_goal(body)]
     if not off:
         return []
+    # Named in words, not as the stems the check compares ("bread end loav rye").
+    named = goal_product(goal) or next((p for p in products if terms(p) and terms(p) <= want),
+                                       None)
+    about = f"'{named}'" if named else f"what it names ('{' '.join(goal.split()[:16])}')"
     return [finding(CHECK, "campaign", "off_product", "promotes: " + ", ".join(off),
-                    f"The goal is about {' '.join(sorted(want))}: make that what the "
+                    f"The goal is about {about}: make that what the "
                     f"{'messages' if stage == 'outreach' else 'brief'} promote "
                     f"({', '.join(off)}), not another product.", text)]
 

@@ -223,9 +223,13 @@ class StopSignals:
         if self.signals > 1:
             self._end_now(f"a second signal ({name})")
         driving = self.worker.driving
-        log.info("worker %s: %s: taking no new runs; %s finish their current step (up to "
-                 "%g s), then go back to the queue", self.worker.worker_id, name,
-                 f"runs {driving}" if driving else "no runs in flight", self.grace)
+        if driving:
+            log.info("worker %s: %s: taking no new runs; runs %s finish their current step (up "
+                     "to %g s), then go back to the queue", self.worker.worker_id, name, driving,
+                     self.grace)
+        else:
+            log.info("worker %s: %s: taking no new runs; none in flight, stopping",
+                     self.worker.worker_id, name)
         self.stop.set()
         threading.Thread(target=self._grace, daemon=True, name="worker-grace").start()
 

@@ -48,9 +48,12 @@ def test_a_run_shows_its_place_its_agents_its_draft_growing_and_no_stale_box(  #
         expect(page.get_by_text("characters so far").first).to_be_visible(timeout=WAIT)
         live = page.locator(".st-key-live_draft")
         expect(live).to_contain_text("Purpose", timeout=WAIT)
-        grown = len(live.inner_text())
-        expect(live).not_to_have_text(live.inner_text())  # it grows while we look
-        assert len(live.inner_text()) >= grown
+        seen = live.inner_text()
+        # It grows while we look, unless (on a loaded machine) the page first drew it once the
+        # whole draft had streamed: its last section is then there, and the critics are on.
+        if "Safety note" not in seen:
+            expect(live).not_to_have_text(seen)
+            assert len(live.inner_text()) >= len(seen)
         page.screenshot(path=str(artifacts / "31-progress-streaming.png"))
 
         expect(page.get_by_text("Waiting for your review").first).to_be_visible(timeout=WAIT)

@@ -25,10 +25,12 @@ _GOAL_PRODUCT = [re.compile(p, re.I) for p in (
     r"\b(?:fill|sell|pre-sell|book out)\s+(?:\d[\d,]*\s+)?(?:of\s+)?(?:our|the)?\s*(?:new\s+)?"
     r"(?!more\b)(.+)",
     r"\bfor\s+(?:our|the)\s+(?:new\s+)?(.+)",
+    # "sell 400 loaves a week of our new sourdough rye bread"
+    r"\bof\s+(?:our|the)\s+(?:new|latest)\s+(.+)",
 )]
 _GOAL_PRODUCT_END = re.compile(
     r"\s+(?:to|for|this|next|among|in|at|with|by|during|before|after|across|so|and|that|"
-    r"which|who|from|on|as|around)\b|[,.;:!?()\n]", re.I)
+    r"which|who|from|on|as|around|within|until|per|each|every)\b|[,.;:!?()\n]", re.I)
 MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August",
           "September", "October", "November", "December")
 _MONTHS = "|".join(m.lower() for m in MONTHS)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from typing import Literal, NamedTuple
 
-from engine.pipelines.campaign.requests import LANGUAGES, Creator, named_creators
+from engine.pipelines.campaign.requests import LANGUAGES, Creator, named_creators, sentences_of
 
 # A channel as people say it ("DM" is Instagram's: the campaigns' only direct-message channel).
 _CHANNEL_WORDS = {
@@ -91,7 +91,18 @@ def _mentions(comment: str) -> list[tuple[str, int, int]]:
 
 def channel_ask(comment: str, creators: list[Creator]) -> ChannelAsk | None:
     """The channel a comment moves creators to, and from (None: no such move, or it is only
-    something to say: "mention that we're on WhatsApp")."""
+    something to say: "mention that we're on WhatsApp"). Read in the sentence that asks it:
+    "Raise Lior's fee. Move Maya to Instagram DM instead of SMS." moves Maya alone."""
+    for sentence in sentences_of(comment):
+        if ask := _channel_ask_in(sentence, creators):
+            if not named_creators(sentence, creators) and (named := named_creators(comment,
+                                                                                  creators)):
+                return ask._replace(handles=named)  # "Lior's fee is fine. Email her instead."
+            return ask
+    return None
+
+
+def _channel_ask_in(comment: str, creators: list[Creator]) -> ChannelAsk | None:
     if _MENTION.match(comment):
         return None
     found = _mentions(comment)

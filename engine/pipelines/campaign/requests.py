@@ -74,6 +74,26 @@ def _amount(comment: str) -> Money | None:
                  if (v := money.value_of(b.group(1), bool(b.group(2)))) >= 20), None)
 
 
+# A sentence ends at . ! or ? before a capital or a handle, not after a title ("Dr. Vogel",
+# "Mrs. Cohen") or an initial ("J. Levi").
+_SENTENCE_SPLIT = re.compile(r"(?<!\b[A-Z][a-z]\.)(?<!\b[A-Z][a-z][a-z]\.)(?<!\b[A-Z]\.)(?<=[.!?])"
+                             r"\s+(?=[A-Z@\"'(])")
+
+
+def sentence_around(comment: str, at: int) -> str:
+    """The sentence of `comment` that holds position `at` ("Dr. Vogel" ends none)."""
+    start = 0
+    for m in _SENTENCE_SPLIT.finditer(comment):
+        if m.start() >= at:
+            return comment[start:m.start()]
+        start = m.end()
+    return comment[start:]
+
+
+def sentences_of(comment: str) -> list[str]:
+    return [x for x in _SENTENCE_SPLIT.split(comment) if x.strip()]
+
+
 def named_creators(comment: str, creators: list[Creator]) -> list[str]:
     """Creators the comment names: by handle, by order ("the first creator"), by a word of
     their name written with its capital ("Dr. Vogel", "Maya"), or all of them."""
@@ -108,7 +128,10 @@ def fee_ask(comment: str, creators: list[Creator]) -> FeeAsk | None:
     found = _amount(comment)
     if not found or not is_fee_comment(comment):
         return None
-    handles = named_creators(comment, creators)
+    # Whose fee: the creators the amount's own sentence names ("Raise Lior's fee to $650.
+    # Move Maya to email." pays Lior, not Maya), else those the comment names.
+    handles = named_creators(sentence_around(comment, found.start), creators) \
+        or named_creators(comment, creators)
     if not handles:
         return None
     before, after = comment[:found.start], comment[found.end:]
