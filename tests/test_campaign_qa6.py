@@ -42,3 +42,18 @@ def test_an_off_product_note_names_the_product_in_words() -> None:
     found = [f for f in campaign_findings("brief", brief, run_input, context)
              if f.category == "off_product"]
     assert found and "'sourdough rye bread'" in found[0].note
+
+
+def test_a_fee_said_in_pounds_then_in_dollars_is_the_dollar_one() -> None:
+    """Found by the blind set coverage_fresh4 after its final scoring: the comment's correction
+    to US dollars was refused as a fee in pounds."""
+    ask = fee_ask("Can we bump creator #1 to £1,000? ok fine call it 1300 USD", CREATORS)
+    assert ask is not None and (ask.amount, ask.currency) == (1300, "USD")
+    ask = fee_ask("Offer @maya.brews $400, up from $250", CREATORS)
+    assert ask is not None and ask.amount == 400
+    ask = fee_ask("Offer @maya.brews £400", CREATORS)
+    assert ask is not None and ask.currency == "GBP"  # refused by the drafter, with a reason
+
+
+def test_new_colon_names_the_product() -> None:
+    assert goal_product("New: a recovery sandal for after long runs") == "recovery sandal"

@@ -11,8 +11,9 @@ from engine.checks.safety_model import CORPUS, HELD_OUT
 from tools import evaluate_safety as ev
 
 PATH = Path(__file__).parent / "data" / "safety_fresh7.jsonl"
-# Session 6, before its changes (1c68e80): precision 0.969, recall 0.735, fpr 0.023.
-RECALL_FLOOR, FPR_CEILING = 0.73, 0.03
+# Session 6, before its changes (1c68e80): precision 0.969, recall 0.735, fpr 0.023; after them
+# (d7a546c, the corpus grown by train10-13 and fresh6): 0.971, 0.772, 0.023.
+RECALL_FLOOR, FPR_CEILING = 0.77, 0.03
 
 
 def test_fresh7_is_balanced_and_held_out():

@@ -20,7 +20,7 @@ _GOAL_PRODUCT = [re.compile(p, re.I) for p in (
     r"\b(?:push|boost|spotlight|highlight|advertise|market|pitch)\s+(?:our|the|a|an)\s+"
     r"(?:new\s+|latest\s+)?(.+)",
     # "new product: a soothing overnight mask"
-    r"\bnew\s+(?:product|item|offer|range|line)\s*[:\u2013\u2014-]\s*(?:our|the|a|an)?\s*(.+)",
+    r"\bnew(?:\s+(?:product|item|offer|range|line))?\s*[:\u2013\u2014]\s*(?:our|the|a|an)?\s*(.+)",
     r"\b(?:sell(?:ing)?\s+more(?:\s+of)?|try|trying|order|book)\s+(?:our|the)\s+(?:new\s+)?(.+)",
     r"\b(?:fill|sell|pre-sell|book out)\s+(?:\d[\d,]*\s+)?(?:of\s+)?(?:our|the)?\s*(?:new\s+)?"
     r"(?!more\b)(.+)",

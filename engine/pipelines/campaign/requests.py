@@ -65,9 +65,13 @@ _MENTION = re.compile(r"^\s*(?:please\s+)?(?:mention|say|add|include|tell|note|h
 def _amount(comment: str) -> Money | None:
     """The money the comment names ("$650", "£400", "1800 USD"); a bare number counts, in US
     dollars, when the comment is about a fee ("fee should be 1800"). Not under 20: "$5 off"."""
-    said = money.amounts(comment)
+    said = [m for m in money.amounts(comment) if m.value >= 20]
     if said:
-        return said[0] if said[0].value >= 20 else None
+        # "£1,000? ok fine, call it 1300 USD": the budget is in US dollars, so a fee said in
+        # another currency and then in dollars is the dollar one ("$400, up from $250" is
+        # the first).
+        usd = [m for m in said if m.currency == "USD"]
+        return usd[-1] if usd and said[0].currency != "USD" else said[0]
     if not _FEE_WORD.search(comment):
         return None
     return next((Money(v, "USD", b.start(), b.end()) for b in _BARE.finditer(comment)
