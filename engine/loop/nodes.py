@@ -123,13 +123,16 @@ def review(plan: StepPlan, backend: LLMBackend, critics: CriticPool) -> ReviewOu
     follow = follow_checks(plan.kind, plan.stage, plan.content, plan.input, plan.follow,
                            checks.flags).redacted(redact_text)
     checks = merge(checks, follow)
+    # People's comments on this stage go to the critics too, so an offline critic does not
+    # ask to undo what a person asked for (a creator moved to another channel, a crisis line
+    # of another region).
+    context = plan.context
+    if plan.follow:
+        context = context | {"asked": [c.text for c in plan.follow.comments
+                                       if c.source == "human"]}
     task = ReviewTask(
         kind=plan.kind, stage=plan.stage, input=plan.input, content=plan.content,
-        flags=checks.flags,
-        # camp7 hook: people's comments on this stage, so an offline critic does not ask
-        # for what a person asked to change (a creator moved to another channel).
-        context=plan.context | {"asked": [c.text for c in plan.follow.comments
-                                          if c.source == "human"]} if plan.follow else plan.context,
+        flags=checks.flags, context=context,
     )
     # Critics at the same time over a network: a paid call that ends while another is still
     # out is written at once, so a kill in the meantime cannot lose it.
