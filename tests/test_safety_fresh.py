@@ -61,8 +61,9 @@ def test_the_screen_keeps_its_measured_score_on_the_fresh_sets(name, recall, fpr
 # The held-out blind set: passages written by a helper that saw no code, NOT in the classifier's
 # corpus, scored once at the end of a session. fresh6 held that place in session 5 (scored 0.788
 # recall / 0.035 fpr before that session's changes, 0.815 / 0.023 after them) and is in the
-# corpus since session 6 (above, fitted); the lead adds session 6's blind set here.
-HELD_OUT: tuple[str, float, float] | None = None
+# corpus since session 6 (above, fitted). Session 6's, fresh7 (tests/data/safety_fresh7_README.md):
+# 0.735 / 0.023 before that session's changes, 0.772 / 0.023 after them.
+HELD_OUT: tuple[str, float, float] | None = ("fresh7", 0.77, 0.03)
 
 
 def test_the_screen_keeps_its_score_on_the_held_out_blind_set():
