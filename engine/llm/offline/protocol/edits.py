@@ -200,6 +200,7 @@ def _same_step(a: str, b: str) -> bool:
 
 def _top_up_steps(doc: _Doc, ctx: _Context, target: int) -> None:
     pool = _template_steps(ctx) + [ctx.fill(s) for s in ctx.template["extra_steps"]]
+    pool += [ctx.fill(s) for _, s in ctx.template.get("rungs", [])]
     for candidate in pool:
         if len(doc.steps) >= target:
             break
