@@ -117,3 +117,21 @@ def test_a_scripted_model_that_ignores_the_count_is_flagged(
     last = latest(show(capsys, "1"))
     assert "request_step_count" in {f["category"] for f in last["flags"]}
     assert last["scores"]["clinical"] <= 0.5
+
+
+def test_the_count_is_not_read_as_part_of_the_situation(
+        db_url: str, capsys: pytest.CaptureFixture[str]) -> None:
+    intent = "Thought record for a teacher who thinks parents hate her, 6 steps"
+    assert "6 steps" not in _draft(intent)
+    cli(capsys, "run", "protocol", "--intent", intent, "--audience", "adults")
+    detail = show(capsys, "1")  # a first draft may come out thin: the loop restores the count
+    text = latest(detail)["content"]
+    assert "parents hate you'" in text and "6 steps" not in text
+    assert len(_numbered(text)) == 6 and detail["halt_reason"] == "thresholds_met"
+
+
+def test_a_short_ladder_keeps_facing_it_alone() -> None:
+    steps = _numbered(_draft("4-step ladder for fear of dogs"))
+    assert len(steps) == 4
+    assert any("on your own" in s for s in steps)
+    assert all("dog" in s.lower() for s in steps)

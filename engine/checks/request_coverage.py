@@ -15,7 +15,7 @@ from typing import Any
 from engine.checks import crisis
 from engine.checks.findings import Finding, finding
 from engine.checks.sentences import split_sentences
-from engine.checks.step_count import asked_range
+from engine.checks.step_count import asked_range, without_count
 from engine.checks.terms import (
     data,
     has_phrase,
@@ -60,9 +60,10 @@ def unquoted(text: str, request: str) -> str:
 
 def protocol_findings(text: str, run_input: dict[str, Any]) -> list[Finding]:
     intent = str(run_input.get("intent") or "")
+    about = without_count(intent)  # "6 steps" is a length, not a situation to work with
     unasked = {stem(w) for topic in data()["topic"] if has_phrase(intent, topic["when"])
                for w in topic.get("unasked", "").split()}
-    key = terms(intent, word_set("generic", "protocol"), frozenset(unasked))
+    key = terms(about, word_set("generic", "protocol"), frozenset(unasked))
     out: list[Finding] = []
     if key:
         body = unquoted(text, intent)

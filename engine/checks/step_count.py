@@ -46,6 +46,20 @@ def asked_range(request: str) -> tuple[int, int] | None:
     return None
 
 
+def without_count(request: str) -> str:
+    """The request with its count taken out ("fear of dogs, 6 steps" -> "fear of dogs"), so
+    what it is about is read without "6 steps" in it."""
+    text = request.replace("\u2011", "-")
+    for pattern in (_RANGE, _BOUND, _EXACT):
+        if (m := pattern.search(text)) and (pattern is not _EXACT or _num(m.group(1)) > 1):
+            head = re.sub(r"\s*\b(?:with|in|of|into)\s*$", "", text[:m.start()], flags=re.I)
+            text = head + text[m.end():]
+            break
+    text = re.sub(r"\(\s*\)|\[\s*\]", "", text)  # "(8-10 steps)" leaves no empty brackets
+    text = re.sub(r"\s+([,.;:!?])", r"\1", re.sub(r"\s{2,}", " ", text))
+    return re.sub(r"(?:^[\s,;:-]+|[\s,;:-]+$)", "", re.sub(r",\s*([,.;:])", r"\1", text))
+
+
 def target(request: str, default: int) -> int:
     """The number of steps a drafter should write: the request's own count (within reason),
     else `default` clamped into the asked range."""
@@ -56,4 +70,4 @@ def target(request: str, default: int) -> int:
     return max(1, min(max(default, lo), hi, MAX_ASKED))
 
 
-__all__ = ["MAX_ASKED", "asked_range", "target"]
+__all__ = ["MAX_ASKED", "asked_range", "target", "without_count"]

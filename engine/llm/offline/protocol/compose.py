@@ -57,6 +57,10 @@ def _counted(ctx: _Context, steps: list[str]) -> list[str]:
     for i, step in enumerate(steps):
         out.append(step)
         out += [t for k, t in chosen if k == i]
+    # A short ladder keeps its rungs up to facing it alone: the template says what goes first.
+    for i in ctx.template.get("trim_first", []):
+        if len(out) > max(want, 1) and steps[i] in out:
+            out.remove(steps[i])
     while len(out) > max(want, 1) and len(out) > 1:
         del out[-2]
     return out
