@@ -135,3 +135,13 @@ def test_a_short_ladder_keeps_facing_it_alone() -> None:
     assert len(steps) == 4
     assert any("on your own" in s for s in steps)
     assert all("dog" in s.lower() for s in steps)
+
+
+def test_a_feared_activity_is_tried_not_approached() -> None:
+    text = _draft("Graded exposure for fear of driving on the motorway, 9 steps")
+    steps = _numbered(text)
+    assert len(steps) == 9
+    joined = " ".join(steps)
+    assert "closer to driving" not in joined and "around driving" not in joined
+    assert "try driving on the motorway" in joined.lower()
+    assert "Just next" not in joined and "Simply next" not in joined

@@ -381,7 +381,14 @@ class _Context:
         if name is None:
             return base
         over = {k: v for k, v in lib.SITUATIONS[name].items()
-                if k not in ("for", "needs", "default_exercise")}
+                if k not in ("for", "needs", "default_exercise", "activity")}
+        activity = lib.SITUATIONS[name].get("activity")
+        if activity and self.feared and re.match(r"\w+ing\b", self.feared):
+            # "driving on the motorway" is done, not approached: "try driving ...", never
+            # "get closer to driving ...".
+            steps = [[activity["steps"].get(str(i), core), warm]
+                     for i, (core, warm) in enumerate(over["steps"])]
+            over = {**over, "steps": steps, "rungs": activity["rungs"]}
         return {**base, **over}
 
     def fill(self, text: str) -> str:

@@ -5,6 +5,8 @@ line, padded steps...), so the loop has something to revise."""
 
 from __future__ import annotations
 
+import re
+
 from typing import TYPE_CHECKING
 
 from engine.checks import crisis, step_count
@@ -116,8 +118,13 @@ def _first_draft(ctx: _Context) -> _Doc:
     doc.safety = _safety_note(ctx, crisis=variant not in ("no_crisis", "cold_no_crisis"))
     if cold:
         for i in (i for i in (1, 4) if i < len(doc.steps)):  # a short count asked
-            doc.steps[i] = ("Simply " if i == 1 else "Just ") + doc.steps[i][:1].lower() \
-                + doc.steps[i][1:]
+            # After a lead-in ("Next, ", "Move up a rung: "): "Next, just spend ...".
+            lead = re.match(r"(?:(?:Next|Then),|[A-Z][a-z ]{2,20}:)\s+", doc.steps[i])
+            at = lead.end() if lead else 0
+            word = ("Simply " if i == 1 else "Just ")
+            word = word.lower() if at else word
+            doc.steps[i] = doc.steps[i][:at] + word + doc.steps[i][at].lower() \
+                + doc.steps[i][at + 1:]
     elif variant == "wordy":
         for i in (i for i in (0, 2, 4, 5) if i < len(doc.steps)):
             doc.steps[i] += " " + " ".join(lib.WORDY_CLAUSES)
