@@ -6,7 +6,6 @@ line, padded steps...), so the loop has something to revise."""
 from __future__ import annotations
 
 import re
-
 from typing import TYPE_CHECKING
 
 from engine.checks import crisis, step_count
