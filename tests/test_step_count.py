@@ -145,3 +145,14 @@ def test_a_feared_activity_is_tried_not_approached() -> None:
     assert "closer to driving" not in joined and "around driving" not in joined
     assert "try driving on the motorway" in joined.lower()
     assert "Just next" not in joined and "Simply next" not in joined
+
+
+def test_a_real_model_is_told_the_count_the_request_asks_for() -> None:
+    from engine.pipelines.base import DraftTask
+    from engine.pipelines.protocol.spec import DRAFTER
+    prompt = DRAFTER.render_user(DraftTask(kind="protocol", stage="draft", iteration=1,
+                                           input={"intent": ESCALATORS, "audience": "adults"}))
+    assert "Steps asked for: 10" in prompt
+    plain = DRAFTER.render_user(DraftTask(kind="protocol", stage="draft", iteration=1,
+                                          input={"intent": "exam panic", "audience": "adults"}))
+    assert "Steps asked for" not in plain
