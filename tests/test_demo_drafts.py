@@ -13,8 +13,8 @@ def test_a_protocol_demo_draft_is_the_offline_drafter_s_answer_to_its_own_reques
         heading = first.splitlines()[0]
         assert heading.startswith("# ") and "(v" not in heading
         assert first == protocol_versions(intent)[0]
-        chain = protocol_versions(intent)
-        assert all(a != b for a, b in zip(chain, chain[1:], strict=False))  # a revision changes the text
+        chain = protocol_versions(intent)  # each revision changes the text
+        assert all(a != b for a, b in zip(chain, chain[1:], strict=False))
     assert draft_text("protocol", "draft", INTENTS[0], 500) == protocol_versions(INTENTS[0])[-1]
 
 
