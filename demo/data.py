@@ -32,16 +32,13 @@ GOALS = ("Autumn blend launch", "Loyalty app relaunch", "Cold brew summer push",
 PEOPLE = {"protocol": ("dr. lee", "dr. okafor", "dr. ruiz"),
           "campaign": ("sam (marketing)", "priya (brand)", "alex (growth)")}
 
-DRAFTS = {
-    "protocol": ("# Paced breathing for exam panic (v{version})\n\n## Purpose\n\nWhen panic rises "
-                 "before an exam, slow breathing tells your body it is safe to settle.\n\n"
-                 "## Steps\n\n1. Sit with both feet on the floor.\n2. Breathe in for four.\n"
-                 "3. Breathe out for six.\n4. Repeat for two minutes, then notice the change."
-                 "\n\n## Reflection\n\n- What did you notice in your body?\n- When will you "
-                 "practise next?\n\n## Safety note\n\nIf you feel unsafe, call or text 988 or "
-                 "contact your clinician.\n"),
-    "campaign": ("# {stage} (v{version})\n\nAlma Cafe's autumn menu: warm, local and made "
-                 "for slow mornings.\n\n- Lead with the new blend and where it comes from.\n"
+DRAFTS = {  # a protocol's drafts come from the offline drafter (demo/drafts.py)
+    "campaign": ("# {stage}: {goal}\n\nAlma Cafe, for coffee lovers: {goal}.\n\n"
+                 "- Lead with what is new and where it comes from.\n"
                  "- Keep each message short and in the brand's friendly voice.\n"
-                 "- One clear call to action: visit the cafe this week.\n"),
+                 "- One clear call to action: {action}.\n"),
 }
+ACTIONS = ("visit the cafe this week", "bring a friend on Saturday morning",
+           "show the message at the counter", "reply to book a tasting",
+           "follow us for the launch date")
+"""A campaign stage's versions differ in their call to action, as a revision would."""

@@ -20,7 +20,8 @@ from typing import Any
 
 from sqlalchemy.engine import Connection
 
-from demo.data import DRAFTS, ERRORS, GOALS, INTENTS, KIND_SHARE, MODELS, PEOPLE
+from demo.data import ERRORS, GOALS, INTENTS, KIND_SHARE, MODELS, PEOPLE
+from demo.drafts import draft_text
 from demo.pipelines import StagePlan, default_params, stage_plans
 from demo.rows import Ending, Ids, Rows, RunState
 from engine.audit_chain import act_hash
@@ -121,7 +122,8 @@ class Generator:
         r = RunState(id=ids.run, kind=kind, who=rng.choice(PEOPLE[kind]), model=model,
                      backend=backend, speed=speed, err_rate=err_rate,
                      budget=self._budget(model, n_calls) if budgeted else None, left=n_calls,
-                     t=created + timedelta(seconds=rng.uniform(0.2, 3.0)))
+                     t=created + timedelta(seconds=rng.uniform(0.2, 3.0)),
+                     title=rng.choice(INTENTS if kind == "protocol" else GOALS))
         ids.run += 1
         stages = self.plans[kind]
         stage_i, iteration, ending = 0, 0, None
@@ -249,11 +251,10 @@ class Generator:
 
     def _run_row(self, r: RunState, stage: StagePlan, iteration: int, ending: Ending,
                  created: datetime) -> None:
+        title = r.title
         if r.kind == "protocol":
-            title = self.rng.choice(INTENTS)
             run_input = json.dumps({"intent": title, "audience": "adults"})
         else:
-            title = self.rng.choice(GOALS)
             run_input = json.dumps({"brand_id": 1, "brand_name": "Alma Cafe", "goal": title,
                                     "audience": "coffee lovers", "budget": 5000,
                                     "channels": ["email", "sms"]})
@@ -332,8 +333,7 @@ class Generator:
         did = self.ids.draft
         self.ids.draft += 1
         self.drafts += 1
-        content = DRAFTS[r.kind].format(stage=stage.name.replace("_", " ").title(),
-                                        version=r.version, iteration=iteration)
+        content = draft_text(r.kind, stage.name, r.title, r.version)
         self.rows.drafts.append((
             did, r.id, r.version, stage.name, stage.drafter, "agent", content,
             r.draft_id, hashlib.sha256(content.encode()).hexdigest(), iteration, self.ts(r.t)))

@@ -47,6 +47,8 @@ class RunState:
     left: int
     """Calls still to make."""
     t: datetime
+    title: str = ""
+    """The run's request (a protocol's intent, a campaign's goal): its drafts are about it."""
     seq: int = 0
     cost: float = 0.0
     version: int = 0

@@ -65,7 +65,8 @@ class HaltReason(StrEnum):
 HALT_LABELS: dict[str, str] = {
     HaltReason.THRESHOLDS_MET: "every score met its threshold",
     HaltReason.MAX_ITERATIONS: "iteration limit reached without meeting the thresholds",
-    HaltReason.STALLED: "stalled: the last revision changed neither the text nor any score",
+    HaltReason.STALLED: ("stalled: the last revision repeated an earlier version's text, with "
+                         "the same scores"),
     HaltReason.BUDGET_REACHED: "budget reached",
     HaltReason.HALTED: "halted by a person",
     HaltReason.RESCORED: "a person's edit was re-scored",

@@ -25,6 +25,7 @@ from engine.approval_policy import (
     get_policy,
 )
 from engine.audit_chain import append_act
+from engine.checks.follow import gate_flags
 from engine.errors import ApprovalBlocked, InvalidInput, InvalidState, NotFound, StaleRun
 from engine.identity import require
 from engine.ops_settings import default_run_budget_usd
@@ -285,6 +286,7 @@ def approve(
         context = get_pipeline(run.kind).context_for_review(s, run.input, run.stage)
         blocking = [f for f in stage.checks(draft.content, run.input, context).flags
                     if f.blocking]
+        blocking += gate_flags(run.kind, run.stage, draft.content, run.input, context)
         if blocking and not reason:
             cats = sorted({f.category for f in blocking})
             raise ApprovalBlocked(

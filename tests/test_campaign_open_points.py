@@ -29,8 +29,11 @@ def latest(d: dict[str, Any]) -> dict[str, Any]:
 
 def to_outreach(capsys: pytest.CaptureFixture[str]) -> None:
     cli(capsys, "run", "campaign", "--input-json", OAT)
-    cli(capsys, "approve", "1")  # the brief
-    cli(capsys, "approve", "1")  # the creators
+    # A scripted model's brief promotes no oat milk: "off product" binds approval, so these
+    # tests of the outreach stage approve it with a reason (the offline brief needs none).
+    reason = "Testing the outreach stage: the brief's product is not under test here."
+    cli(capsys, "approve", "1", "--override", reason)  # the brief
+    cli(capsys, "approve", "1", "--override", reason)  # the creators
     assert latest(detail(capsys))["stage"] == "outreach"
 
 

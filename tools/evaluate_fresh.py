@@ -63,6 +63,8 @@ def protocol_case(case: Case) -> dict[str, Any]:
     for w in case["words"]:
         if sum(w.lower() in s.lower() for s in steps) < case["min_steps"]:
             why.append(f"'{w}' on fewer than {case['min_steps']} steps")
+    if case.get("steps") and len(steps) != case["steps"]:
+        why.append(f"{len(steps)} steps, not the {case['steps']} asked for")
     if case.get("urges"):
         joined = " ".join(steps).lower()
         if not ("urge" in joined and "wait" in joined and "minute" in joined):

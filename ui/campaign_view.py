@@ -86,8 +86,13 @@ def stage_history_lines(detail: RunDetail) -> list[str]:
                      else "approved; moving on", RunStatus.RUNNING: "agents at work",
                      RunStatus.FAILED: "a step failed",
                      RunStatus.REJECTED: "rejected"}.get(detail.status, detail.status)
+            # A send-back gives the drafter a fresh budget: say so, or "iteration 2 of 3"
+            # after "3 of 3" reads as the count going backwards.
+            ids = {d.id for d in versions}
+            since = (" since the last send-back" if any(
+                a.action == "revise" and a.draft_id in ids for a in detail.actions) else "")
             lines.append(f":blue[:material/arrow_forward:] **{label}**: {state} · {count}, "
-                         f"iteration {detail.iteration} of {detail.max_iterations}")
+                         f"iteration {detail.iteration} of {detail.max_iterations}{since}")
         else:
             lines.append(f":gray[:material/radio_button_unchecked:] {label}: not started")
     return lines
@@ -234,8 +239,7 @@ def _outreach(detail: RunDetail, draft: DraftView) -> None:
     channels = list(detail.input.get("channels", []))
     st.markdown(f"**{len(doc.messages)} messages** to {len(creators)} creator"
                 f"{'s' if len(creators) != 1 else ''}, as each will appear on its channel.")
-    missing = [(h, c) for h in (doc.shortlist or [h for h, _ in creators]) for c in channels
-               if doc.get(h, c) is None]
+    missing = doc.missing(channels)
     if missing:
         st.warning("No message yet for " + ", ".join(
             f"{escape_inline(h)} on {escape_inline(c)}" for h, c in missing[:8])

@@ -32,7 +32,13 @@ from engine.checks.terms import (
     terms,
     word_set,
 )
-from engine.pipelines.campaign.goal import goal_months, goal_product, goal_targets
+from engine.pipelines.campaign.goal import (
+    WEEKS_PER_MONTH,
+    goal_months,
+    goal_product,
+    goal_targets,
+    goal_weeks,
+)
 from engine.pipelines.campaign.message_form import channel_ask
 from engine.pipelines.campaign.money import amounts, usd
 from engine.pipelines.campaign.requests import fee_ask
@@ -298,6 +304,7 @@ def _goal_dates_and_numbers(stage: str, text: str, run_input: dict[str, Any],
             list_items(timeline)[:1]) or when,
             f"The goal names {', '.join(months)}: date the {when} by it "
             f"({', '.join(missed)} missing).", text))
+    out += _span(goal, timeline, when, text)
     targets = _goal_numbers(goal, context)
     have = numbers(section(text, metrics))
     if targets and section(text, metrics) and not targets <= have:
@@ -306,6 +313,31 @@ def _goal_dates_and_numbers(stage: str, text: str, run_input: dict[str, Any],
                            f"The goal's own target ({missing}) must be among the {metrics}, "
                            "with the goal's number.", text))
     return out
+
+
+_WEEK_LABEL = re.compile(r"\bweeks?\s+(\d{1,2})(?:\s*(?:-|\u2013|to|and)\s*(\d{1,2}))?", re.I)
+_MONTH_LABEL = re.compile(r"\bmonths?\s+(\d{1,2})(?:\s*(?:-|\u2013|to|and)\s*(\d{1,2}))?", re.I)
+
+
+def _spanned_weeks(timeline: str) -> float | None:
+    """How far a timeline reaches, in weeks, by its "Week N" / "Month N" labels (None: it
+    dates its parts otherwise, by months' names or days)."""
+    weeks = [int(n) for m in _WEEK_LABEL.finditer(timeline) for n in m.groups() if n]
+    months = [int(n) for m in _MONTH_LABEL.finditer(timeline) for n in m.groups() if n]
+    found = [float(w) for w in weeks] + [m * WEEKS_PER_MONTH for m in months]
+    return max(found) if found else None
+
+
+def _span(goal: str, timeline: str, when: str, text: str) -> list[Finding]:
+    """A goal that gives the campaign a length ("within 3 months") is not run on a timeline
+    of another ("Week 5: results"): within a quarter of it either way, and a week."""
+    asked, spanned = goal_weeks(goal), _spanned_weeks(timeline)
+    if asked is None or spanned is None or abs(spanned - asked) <= max(1.0, asked / 4):
+        return []
+    return [finding(CHECK, "campaign", "timeline_mismatch",
+                    f"the {when} spans {spanned:.0f} weeks; the goal gives {asked}",
+                    f"The goal gives the campaign {asked} weeks: spread the {when} over them "
+                    f"(it ends in week {spanned:.0f}).", text)]
 
 
 def campaign_findings(stage: str, text: str, run_input: dict[str, Any],

@@ -1,7 +1,7 @@
 """The checks that follow the text, together: request coverage, feedback coverage, no-change
 revisions, clinical harm and campaign consistency, for every draft whoever wrote it (the
 offline drafter, a real model, a person). Their findings cap the relevant score, become
-notes for the drafter and non-blocking flags a reviewer sees ("not addressed" on the Run page
+notes for the drafter and flags a reviewer sees ("not addressed" on the Run page
 and in `python -m engine show`). Pure: the caller reads what they need (engine/follow_context.py
 in the loop) and passes it in."""
 
@@ -57,10 +57,12 @@ class FollowResult(BaseModel):
 
     @property
     def flags(self) -> list[FlagOut]:
-        """Non-blocking flags for the reviewer (clinical harm is flagged by the safety screen
-        already: it only caps)."""
+        """Flags for the reviewer (clinical harm is flagged by the safety screen already: it
+        only caps); those of coverage.toml's [gate] categories block approval, as the safety
+        screen's do, and the others are warnings."""
+        gate = set(data()["gate"]["categories"])
         return [FlagOut(category=f.category, text=f.text, start=f.start, end=f.end,
-                        check=f.check, blocking=False)
+                        check=f.check, blocking=f.category in gate)
                 for f in self.findings if f.check != "clinical_harm"]
 
     @property
@@ -107,6 +109,15 @@ def follow_checks(kind: str, stage: str, text: str, run_input: dict[str, Any],
         found += campaign_findings(stage, text, run_input, follow.context,
                                    [c.text for c in follow.comments if c.source == "human"])
     return FollowResult(findings=found)
+
+
+def gate_flags(kind: str, stage: str, text: str, run_input: dict[str, Any],
+               context: dict[str, Any]) -> list[FlagOut]:
+    """The follow checks' flags that bind approval (coverage.toml [gate]) on exactly this text:
+    read again at approval, whoever wrote it, as the safety screen is."""
+    found = follow_checks(kind, stage, text, run_input,
+                          FollowInput(author_kind="human", context=context))
+    return [f for f in found.flags if f.blocking]
 
 
 def merge(base: CheckResult, extra: FollowResult) -> CheckResult:

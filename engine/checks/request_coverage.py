@@ -15,6 +15,7 @@ from typing import Any
 from engine.checks import crisis
 from engine.checks.findings import Finding, finding
 from engine.checks.sentences import split_sentences
+from engine.checks.step_count import asked_range, without_count
 from engine.checks.terms import (
     data,
     has_phrase,
@@ -59,9 +60,10 @@ def unquoted(text: str, request: str) -> str:
 
 def protocol_findings(text: str, run_input: dict[str, Any]) -> list[Finding]:
     intent = str(run_input.get("intent") or "")
+    about = without_count(intent)  # "6 steps" is a length, not a situation to work with
     unasked = {stem(w) for topic in data()["topic"] if has_phrase(intent, topic["when"])
                for w in topic.get("unasked", "").split()}
-    key = terms(intent, word_set("generic", "protocol"), frozenset(unasked))
+    key = terms(about, word_set("generic", "protocol"), frozenset(unasked))
     out: list[Finding] = []
     if key:
         body = unquoted(text, intent)
@@ -80,6 +82,7 @@ def protocol_findings(text: str, run_input: dict[str, Any]) -> list[Finding]:
                 f"The draft does not work with the request: build the steps from its own "
                 f"situation ({missing}), not a generic template with the request quoted once.",
                 text))
+    out += _step_count(text, intent)
     for topic in data()["topic"]:
         if not has_phrase(intent, topic["when"]):
             continue
@@ -91,6 +94,23 @@ def protocol_findings(text: str, run_input: dict[str, Any]) -> list[Finding]:
                     f"A request about {topic['name']} needs {need['what']}: add it as a step.",
                     text, cap=data()["caps"]["request_not_covered"]))
     return out
+
+
+def _step_count(text: str, intent: str) -> list[Finding]:
+    """A request that names how many steps it wants ("10 steps", "no more than 5") gets that
+    many: a 7-step ladder for a 10-step request is not what was asked."""
+    asked = asked_range(intent)
+    if asked is None:
+        return []
+    n = len(list_items(section(text, "steps")) or list_items(text))
+    lo, hi = asked
+    if lo <= n <= hi:
+        return []
+    want = f"{lo}" if lo == hi else f"at most {hi}" if lo <= 1 else f"{lo}-{hi}"
+    return [finding(CHECK, "protocol", "request_step_count",
+                    f"the request asks for {want} steps; the draft has {n}",
+                    f"The request asks for {want} steps: write that many numbered steps "
+                    f"(the draft has {n}).", text)]
 
 
 def _has_need(text: str, need: dict[str, Any], run_input: dict[str, Any]) -> bool:

@@ -28,6 +28,7 @@ from engine.loop.sql import (
     INSERT_SCORE,
     MAX_VERSION,
     SEL_BLOCKING,
+    SEL_SAME_TEXT,
     SEL_SCORES,
     SEL_VERDICT,
     SEL_WITH_PARENT,
@@ -148,6 +149,10 @@ def apply_decide(tx: LoopTx, run: RunRow, held: HeldTexts | None = None) -> str:
     if repeat == HaltReason.STALLED:
         run_state.to_review(run, HaltReason.STALLED)
         return "stalled: the revision changed neither the text nor any score; waiting for review"
+    if repeat == _CYCLE:
+        run_state.to_review(run, HaltReason.STALLED)
+        return ("stalled: the revision went back to an earlier version's text and scores; "
+                "waiting for review")
     if verdict.passed and repeat is None:  # a repeated text meeting them now is no progress
         run_state.to_review(run, HaltReason.THRESHOLDS_MET)
         return "thresholds met; waiting for review"
@@ -179,13 +184,13 @@ def _repeat(tx: LoopTx, board: Board, run: RunRow, scores: dict[str, float],
     With the texts `held` (versions never change), only a repeat reads the parent's row."""
     if held is not None and held.draft_id == run.current_draft_id and (
             held.previous is None or not unchanged(held.previous, held.text)):
-        return None
+        return None if held.previous is None else _cycle(tx, board, run, held.text, scores)
     rows = SEL_WITH_PARENT.rows(tx.c, {"b_draft": run.current_draft_id})
     if not rows:
         return None
     text, parent_id, parent_version, parent_text = rows[0]
     if not unchanged(parent_text, text):
-        return None
+        return _cycle(tx, board, run, text, scores)
     before, flags_before, _ = _judged(tx, board, parent_id)
     flags_now = board.blocking.get(run.current_draft_id or 0, [])
     if sorted(flags_now) != sorted(flags_before) and not same_text(text, parent_text):
@@ -197,6 +202,32 @@ def _repeat(tx: LoopTx, board: Board, run: RunRow, scores: dict[str, float],
                 "not applied. Apply them, or say which one cannot be applied and why.",
     }])
     return "unchanged" if scores_moved(scores, before) else HaltReason.STALLED
+
+
+_CYCLE = "cycle"
+
+
+def _cycle(tx: LoopTx, board: Board, run: RunRow, text: str,
+           scores: dict[str, float]) -> str | None:
+    """A revision that goes back to an older version's text (A, B, A) with that version's
+    scores is a stall too: the loop would swing between the two until its iteration limit.
+    Read only once a stage has three versions, the fewest a swing needs."""
+    if len(board.versions) < 3:
+        return None
+    for did, version in SEL_SAME_TEXT.rows(tx.c, {"b_run": run.id or 0, "b_text": text}):
+        if did == run.current_draft_id or did not in board.versions:
+            continue
+        if scores_moved(scores, _judged(tx, board, did)[0]):
+            continue
+        INSERT_NOTE.run_many(tx.c, [{
+            "run_id": run.id or 0, "draft_id": run.current_draft_id, "author": "supervisor",
+            "target": "drafter", "priority": "critical", "created_at": utcnow(),
+            "text": f"This revision goes back to v{version}'s text, with its scores: the loop is "
+                    "swinging between versions. Apply the notes and comments in one revision, "
+                    "or say which one cannot be applied and why.",
+        }])
+        return _CYCLE
+    return None
 
 
 __all__ = ["apply", "apply_advance", "apply_decide", "apply_draft", "apply_review",

@@ -170,6 +170,10 @@ SEL_WITH_PARENT = Prepared(
     .join(_PARENT, _PARENT.c.id == DRAFT_T.c.parent_id)
     .where(DRAFT_T.c.id == param("b_draft"))
 )
+SEL_SAME_TEXT = Prepared(
+    select(DRAFT_T.c.id, DRAFT_T.c.version)
+    .where(DRAFT_T.c.run_id == param("b_run"), DRAFT_T.c.content == param("b_text"))
+)
 SEL_SPEND = Prepared(
     select(func.sum(CALL_T.c.cost_usd)).where(CALL_T.c.run_id == param("b_run"))
 )

@@ -96,6 +96,62 @@ def goal_window(goal: str) -> str | None:
     return "in " + ", ".join(names[:-1]) + f" and {names[-1]}"
 
 
+_SPAN_NUMBERS = {w: i for i, w in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve".split())} | {"a": 1}
+_N = r"(\d{1,2}|" + "|".join(_SPAN_NUMBERS) + r")"
+# "within 3 months", "over the next six weeks", "a 6-week push", "this quarter".
+_SPAN = re.compile(rf"\b(?:within|over|in|for|during|across|inside)\s+(?:the\s+)?(?:next\s+|"
+                   rf"first\s+|coming\s+)?{_N}\s+(weeks?|months?)\b|\b{_N}[\s-](week|month)s?"
+                   rf"[\s-](?:campaign|push|run|sprint|drive|programme|program|launch|window)\b",
+                   re.I)
+_QUARTER = re.compile(r"\b(?:this|next|the|a|one)\s+quarter\b|\bin\s+q[1-4]\b", re.I)
+WEEKS_PER_MONTH = 52 / 12
+DEFAULT_WEEKS = 5
+"""A campaign's length when its goal gives none: a week to reach creators, one to agree terms,
+two of posts, one to count the results."""
+
+
+def goal_weeks(goal: str) -> int | None:
+    """How many weeks the goal gives the campaign ("within 3 months" -> 13, "over six weeks"
+    -> 6, "this quarter" -> 13), or None when it says no length."""
+    if m := _SPAN.search(goal):
+        count, unit = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
+        n = int(count) if count.isdigit() else _SPAN_NUMBERS[count.lower()]
+        weeks = n * WEEKS_PER_MONTH if unit.lower().startswith("month") else n
+        return max(1, min(52, round(weeks))) if n else None
+    if _QUARTER.search(goal):
+        return 13
+    return None
+
+
+class Phases(NamedTuple):
+    """When each part of a campaign happens, as labels ("Week 1", "Weeks 3-12")."""
+
+    contact: str
+    terms: str
+    posts: str
+    first_wave: str
+    second_wave: str
+    results: str
+    weeks: int
+
+
+def phases(goal: str) -> Phases:
+    """The campaign's parts spread over the goal's own length (DEFAULT_WEEKS without one):
+    contact and terms in the first two weeks, posts until the week before the last, results in
+    the last. A short campaign folds parts into the same week."""
+    n = goal_weeks(goal) or DEFAULT_WEEKS
+    if n >= 5:
+        return Phases("Week 1", "Week 2", f"Weeks 3-{n - 1}", "Week 3", f"Week {n - 1}",
+                      f"Week {n}", n)
+    if n == 4:
+        return Phases("Week 1", "Week 2", "Week 3", "Week 3", "Week 3", "Week 4", n)
+    if n == 3:
+        return Phases("Week 1", "Week 1", "Week 2", "Week 2", "Week 2", "Week 3", n)
+    last = f"Week {n}"
+    return Phases("Week 1", "Week 1", last, last, last, last, n)
+
+
 def goal_date(goal: str) -> str | None:
     """The date the goal names ("by 15 March" -> "15 March", "in May" -> "May"; the end of
     the campaign's dates when it gives them)."""

@@ -88,11 +88,29 @@ def market_for(run_input: dict[str, Any], brand: Any = None) -> Market:
     return markets().get(code, markets()[""])
 
 
+def fallback_reason(run_input: dict[str, Any], brand: Any = None) -> str | None:
+    """Why the campaign runs under the default market when it does for want of its own (a
+    brand in a country with no market rules here), else None: a reviewer must not read the
+    default's rules as chosen for this brand."""
+    code = run_input.get("region")
+    if isinstance(code, str) and code in markets():
+        return None
+    location = str((brand.get("location") if isinstance(brand, dict)
+                    else getattr(brand, "location", "")) or "")
+    if not location.strip() or region_of_place(location):
+        return None
+    place = location.rsplit(",", 1)[-1].strip()
+    return (f"the default, as Draftroom has no market rules for {place}; set the campaign's "
+            "region if another market's apply")
+
+
 def market_line(run_input: dict[str, Any]) -> str:
-    """"market: Germany (...)" for a campaign run, its brand read from the database."""
+    """"market: Germany (...)" for a campaign run, its brand read from the database; says so
+    when that is the default for want of the brand's own market."""
     from db.session import session_scope
     from engine.pipelines.campaign.brands import load_brand
 
     with session_scope() as s:
         brand = load_brand(s, run_input.get("brand_id"))
-    return f"market: {market_for(run_input, brand).summary()}"
+    why = fallback_reason(run_input, brand)
+    return f"market: {market_for(run_input, brand).summary()}" + (f" ({why})" if why else "")

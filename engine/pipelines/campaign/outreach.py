@@ -67,6 +67,17 @@ class Outreach(BaseModel):
             seen.setdefault(m.handle, m.name)
         return list(seen.items())
 
+    def missing(self, channels: list[str]) -> list[tuple[str, str]]:
+        """(creator, channel) of the campaign's channels with no message for that creator,
+        except where the creator was moved: a message on a channel outside the campaign's
+        ("Maya by Instagram DM instead of SMS") stands for one of theirs that is gone."""
+        out = []
+        for handle in self.shortlist or [h for h, _ in self.creators()]:
+            absent = [c for c in channels if self.get(handle, c) is None]
+            moved = sum(m.handle == handle and m.channel not in channels for m in self.messages)
+            out += [(handle, c) for c in absent[moved:]]
+        return out
+
     def get(self, handle: str, channel: str) -> Message | None:
         return next((m for m in self.messages if m.handle == handle and m.channel == channel),
                     None)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from engine.checks.base import CheckResult
 from engine.checks.crisis import crisis_resources_line
 from engine.checks.safety import screen_protocol
+from engine.checks.step_count import asked_range
 from engine.exports.hooks import PROTOCOL_EXPORTS
 from engine.llm.offline.protocol import drafter as offline
 from engine.pipelines.base import AgentSpec, DraftTask, Pipeline, StageSpec
@@ -29,6 +30,9 @@ def _render_draft_task(t: DraftTask) -> str:
              crisis_resources_line(t.input)]
     if t.input.get("exercise_type"):
         parts.append(f"Exercise type: {t.input['exercise_type']}")
+    if asked := asked_range(str(t.input.get("intent") or "")):
+        count = str(asked[0]) if asked[0] == asked[1] else f"{asked[0]}-{asked[1]}"
+        parts.append(f"Steps asked for: {count} (the intent's own count; it replaces 4-8)")
     if t.previous:
         parts.append("Your previous draft:\n" + t.previous)
     if t.notes:

@@ -21,7 +21,7 @@ from engine.llm.offline.campaign.common import (
 from engine.pipelines.base import DraftTask
 from engine.pipelines.campaign.brands import BrandOut
 from engine.pipelines.campaign.channels import LABELS
-from engine.pipelines.campaign.goal import goal_date, goal_targets, goal_window
+from engine.pipelines.campaign.goal import goal_date, goal_targets, goal_window, phases
 from engine.pipelines.campaign.market import market_for
 from engine.pipelines.campaign.models import (
     BriefDraft,
@@ -79,8 +79,10 @@ def draft_brief(task: DraftTask) -> BriefDraft:
     channels = [LABELS.get(c, c) for c in i.get("channels", [])]
     products = products_for(str(i.get("goal", "")), brand)
     goal = _sentence_case(str(i.get("goal", "")))
+    when = phases(str(i.get("goal", "")))  # the goal's own length ("within 3 months")
     objective = (f"{goal}. {name} will work with {n} creators whose audiences match ours, "
-                 f"and measure the result with the success metrics below over five weeks.")
+                 f"and measure the result with the success metrics below over {when.weeks} "
+                 "weeks.")
     kind, _ = goal_type(str(i.get("goal", "")))
     where = f" in {city(brand.location)}" if brand and brand.location else ""
     next_step = {
@@ -107,15 +109,16 @@ def draft_brief(task: DraftTask) -> BriefDraft:
         "A promo code per creator, so results can be traced",
     ]
     timeline = [
-        "Week 1: brief approved, creators shortlisted and contacted",
-        "Week 2: terms agreed, products sent, content briefs shared",
-        "Weeks 3-4: posts go live, staggered across creators",
-        "Week 5: results gathered and reported against the success metrics",
+        f"{when.contact}: brief approved, creators shortlisted and contacted",
+        f"{when.terms}: terms agreed, products sent, content briefs shared",
+        f"{when.posts}: posts go live, staggered across creators",
+        f"{when.results}: results gathered and reported against the success metrics",
     ]
     if window := goal_window(str(i.get("goal", ""))):  # the goal's own dates, not only weeks
         timeline.insert(0, f"Campaign dates: posts go live and results are counted {window}")
     if date := goal_date(str(i.get("goal", ""))):
-        timeline[-1] = f"Week 5 (by {date}): results gathered and reported against the goal"
+        timeline[-1] = (f"{when.results} (by {date}): results gathered and reported against "
+                        "the goal")
     budget = float(i.get("budget") or 0)
     d = BriefDraft(
         title=f"Campaign brief: {name}",

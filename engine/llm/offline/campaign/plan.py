@@ -11,7 +11,7 @@ from engine.markdown import list_items
 from engine.pipelines.base import DraftTask
 from engine.pipelines.campaign.channels import LABELS
 from engine.pipelines.campaign.creators import per_creator_budget, reach_channel
-from engine.pipelines.campaign.goal import goal_date, goal_window
+from engine.pipelines.campaign.goal import goal_date, goal_window, phases
 from engine.pipelines.campaign.market import market_for
 from engine.pipelines.campaign.models import (
     BudgetLine,
@@ -64,6 +64,7 @@ def draft_plan(task: DraftTask) -> PlanDraft:
     outreach = parse_outreach(task.context.get("outreach", "") or "")
     campaign_channels = list(i.get("channels", []))
     goal = str(i.get("goal", ""))
+    when = phases(goal)  # the goal's own length ("within 3 months"), else 5 weeks
     n = max(1, len(shortlist))
     creator_share = budget * 0.70
     offered = _offered_fees(outreach)
@@ -107,22 +108,24 @@ def draft_plan(task: DraftTask) -> PlanDraft:
     return PlanDraft(
         title=f"Campaign plan: {name}",
         summary=(f"{_sentence_case(str(i.get('goal', '')))}. {len(deliverables)} creators post in "
-                 f"weeks 3-4 after outreach by {chans or 'email'} ({n_msgs} approved messages). "
+                 f"{when.posts.lower()} after outreach by {chans or 'email'} "
+                 f"({n_msgs} approved messages). "
                  f"Total budget ${budget:,.0f}, of which ${fees_total:,.0f} goes to creator fees."
                  + _over_budget(deliverables, per_creator_budget(
                      budget, int(i.get("num_creators") or n)))),
         schedule=[
             *([ScheduleItem(when="Campaign dates", activity=f"Posts go live and results are "
                             f"counted {window}")] if (window := goal_window(goal)) else []),
-            ScheduleItem(when="Week 1", activity="Send the approved outreach messages; follow up "
-                                                 "after 3 days"),
-            ScheduleItem(when="Week 2", activity="Agree terms, send products and promo codes, "
-                                                 "share the content brief"),
-            ScheduleItem(when="Week 3", activity="First wave of posts goes live; boost the best "
-                                                 "performer"),
-            ScheduleItem(when="Week 4", activity="Second wave of posts goes live"),
-            ScheduleItem(when=f"Week 5 (by {date})" if (date := goal_date(goal))
-                         else "Week 5", activity="Collect results and report against the KPIs"),
+            ScheduleItem(when=when.contact, activity="Send the approved outreach messages; "
+                                                     "follow up after 3 days"),
+            ScheduleItem(when=when.terms, activity="Agree terms, send products and promo codes, "
+                                                   "share the content brief"),
+            ScheduleItem(when=when.first_wave, activity="First wave of posts goes live; boost "
+                                                        "the best performer"),
+            ScheduleItem(when=when.second_wave, activity="Second wave of posts goes live"),
+            ScheduleItem(when=f"{when.results} (by {date})" if (date := goal_date(goal))
+                         else when.results, activity="Collect results and report against the "
+                                                     "KPIs"),
         ],
         deliverables=deliverables,
         budget=budget_lines,

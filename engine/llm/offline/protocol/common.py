@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
+from engine.checks import step_count
 from engine.checks.safety import screen_protocol
 from engine.llm.offline.protocol import library as lib
 
@@ -345,6 +346,25 @@ class _Context:
     """What the request is about, in its own words (intent.focus_of)."""
 
     @property
+    def feared_short(self) -> str | None:
+        """The feared thing without where it happens ("escalators in shopping malls" ->
+        "escalators"), for the steps after the first: the full phrase in every step reads as
+        pasted. None when it has no such tail, or names an activity ("speaking in meetings")."""
+        if not self.feared:
+            return None
+        m = re.match(r"(.+?)\s+(?:in|at|on|near|during|inside|around|of)\s+\S", self.feared)
+        head = m.group(1) if m else None
+        if not head or re.match(r"\w+ing\b|being\b", head, re.I) or len(head) < 4:
+            return None
+        return head
+
+    @property
+    def most_steps(self) -> int:
+        """The most steps a draft may have: the request's own count ("10 steps"), else 8."""
+        asked = step_count.asked_range(self.intent)
+        return min(asked[1], step_count.MAX_ASKED) if asked else MAX_STEPS
+
+    @property
     def situated(self) -> str | None:
         """The set of steps built from the request's own situation that applies (library
         SITUATIONS), if any: urges first, whatever the technique."""
@@ -361,7 +381,14 @@ class _Context:
         if name is None:
             return base
         over = {k: v for k, v in lib.SITUATIONS[name].items()
-                if k not in ("for", "needs", "default_exercise")}
+                if k not in ("for", "needs", "default_exercise", "activity")}
+        activity = lib.SITUATIONS[name].get("activity")
+        if activity and self.feared and re.match(r"\w+ing\b", self.feared):
+            # "driving on the motorway" is done, not approached: "try driving ...", never
+            # "get closer to driving ...".
+            steps = [[activity["steps"].get(str(i), core), warm]
+                     for i, (core, warm) in enumerate(over["steps"])]
+            over = {**over, "steps": steps, "rungs": activity["rungs"]}
         return {**base, **over}
 
     def fill(self, text: str) -> str:

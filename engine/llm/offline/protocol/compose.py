@@ -5,9 +5,10 @@ line, padded steps...), so the loop has something to revise."""
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
-from engine.checks import crisis
+from engine.checks import crisis, step_count
 from engine.llm.offline.protocol import library as lib
 
 if TYPE_CHECKING:
@@ -42,6 +43,28 @@ def _purpose(ctx: _Context, warm: bool, profile_line: bool = True) -> str:
     if profile_line:
         sentences.append(ctx.fill(ctx.profile["line"]))
     return " ".join(sentences)
+
+
+def _counted(ctx: _Context, steps: list[str]) -> list[str]:
+    """The steps grown or cut to the count the request asks for ("10 steps"): a ladder gains
+    rungs in order of difficulty, each after the template step it follows; other techniques
+    their extra steps before the closing one. Cut from the step before the last (the last
+    closes the exercise)."""
+    want = step_count.target(ctx.intent, len(steps))
+    more = [(k, ctx.fill(t)) for k, t in ctx.template.get("rungs", [])]
+    more += [(len(steps) - 2, ctx.fill(t)) for t in ctx.template.get("extra_steps", [])]
+    chosen = more[:max(0, want - len(steps))]
+    out: list[str] = []
+    for i, step in enumerate(steps):
+        out.append(step)
+        out += [t for k, t in chosen if k == i]
+    # A short ladder keeps its rungs up to facing it alone: the template says what goes first.
+    for i in ctx.template.get("trim_first", []):
+        if len(out) > max(want, 1) and steps[i] in out:
+            out.remove(steps[i])
+    while len(out) > max(want, 1) and len(out) > 1:
+        del out[-2]
+    return out
 
 
 def _template_steps(ctx: _Context, warm: bool = True) -> list[str]:
@@ -86,16 +109,23 @@ def _first_draft(ctx: _Context) -> _Doc:
     cold = variant in ("cold", "cold_no_crisis")
     doc = _Doc(title=_title(ctx), found={"title", "purpose", "steps", "reflection", "safety"})
     doc.purpose = _purpose(ctx, warm=not cold, profile_line=not cold)
-    doc.steps = _template_steps(ctx, warm=not cold)
+    doc.steps = _counted(ctx, _template_steps(ctx, warm=not cold))
+    if short := ctx.feared_short:  # the place said in the first steps, not in every one
+        doc.steps[2:] = [s.replace(ctx.feared or "", short) for s in doc.steps[2:]]
     reflection = [ctx.fill(q) for q in ctx.template["reflection"]]
     doc.reflection = reflection[:3]
     doc.safety = _safety_note(ctx, crisis=variant not in ("no_crisis", "cold_no_crisis"))
     if cold:
-        for i in (1, 4):
-            doc.steps[i] = ("Simply " if i == 1 else "Just ") + doc.steps[i][:1].lower() \
-                + doc.steps[i][1:]
+        for i in (i for i in (1, 4) if i < len(doc.steps)):  # a short count asked
+            # After a lead-in ("Next, ", "Move up a rung: "): "Next, just spend ...".
+            lead = re.match(r"(?:(?:Next|Then),|[A-Z][a-z ]{2,20}:)\s+", doc.steps[i])
+            at = lead.end() if lead else 0
+            word = ("Simply " if i == 1 else "Just ")
+            word = word.lower() if at else word
+            doc.steps[i] = doc.steps[i][:at] + word + doc.steps[i][at].lower() \
+                + doc.steps[i][at + 1:]
     elif variant == "wordy":
-        for i in (0, 2, 4, 5):
+        for i in (i for i in (0, 2, 4, 5) if i < len(doc.steps)):
             doc.steps[i] += " " + " ".join(lib.WORDY_CLAUSES)
         doc.purpose += " " + lib.WORDY_CLAUSES[1]
     elif variant == "thin":  # short, but its last step still comes back to the request

@@ -9,6 +9,7 @@ import re
 from typing import TYPE_CHECKING
 
 from engine.checks import crisis
+from engine.checks.step_count import asked_range
 from engine.pipelines.base import NoteOut, Review, ReviewTask, ScoreOut
 
 if TYPE_CHECKING:
@@ -164,7 +165,26 @@ def _empathy(doc: _Doc) -> tuple[float, list[NoteOut]]:
     return _clamp(score), notes
 
 
-def _clinical(doc: _Doc) -> tuple[float, list[NoteOut]]:
+def _count_penalty(n: int, asked: tuple[int, int] | None) -> tuple[float, str | None]:
+    """What the number of steps costs: outside what the request asked for ("10 steps"), or
+    with no count asked, outside a protocol's 4-8. Below the spec is not a detail: alone it
+    takes clinical quality under the default threshold (0.70), so the loop fixes it."""
+    if asked is not None:
+        lo, hi = asked
+        if lo <= n <= hi and n > 0:
+            return 0.0, None
+        want = f"{lo}" if lo == hi else f"at most {hi}" if lo <= 1 else f"{lo}-{hi}"
+        return 0.35, f"The request asks for {want} steps; there are {n}: write {want}."
+    if n == 0:
+        return 0.45, None
+    if n < MIN_STEPS:
+        return (0.4 if n <= 2 else 0.35), f"Only {n} steps: add steps so there are 4-8."
+    if n > MAX_STEPS:
+        return (0.15 if n > 10 else 0.08), f"There are {n} steps: trim to 8 or fewer."
+    return 0.0, None
+
+
+def _clinical(doc: _Doc, intent: str = "") -> tuple[float, list[NoteOut]]:
     notes: list[NoteOut] = []
     score = 1.0
     if not doc.title.strip():
@@ -185,22 +205,10 @@ def _clinical(doc: _Doc) -> tuple[float, list[NoteOut]]:
         notes.append(_note("critical", "Add a Steps section with 4-8 numbered, actionable "
                                        "steps."))
     n = len(steps)
-    # Fewer steps than a protocol needs (4-8) is below the spec, not a detail: alone it takes
-    # clinical quality under the default threshold (0.70), so the loop adds steps.
-    if n == 0:
-        score -= 0.45
-    elif n <= 2:
-        score -= 0.4
-    elif n == 3:
-        score -= 0.35
-    elif n > 10:
-        score -= 0.15
-    elif n > MAX_STEPS:
-        score -= 0.08
-    if 0 < n < MIN_STEPS:
-        notes.append(_note("warning", f"Only {n} steps: add steps so there are 4-8."))
-    elif n > MAX_STEPS:
-        notes.append(_note("warning", f"There are {n} steps: trim to 8 or fewer."))
+    penalty, note = _count_penalty(n, asked_range(intent))
+    score -= penalty
+    if note:
+        notes.append(_note("warning", note))
     if doc.bulleted_steps and "steps" in doc.found:
         score -= 0.05
         notes.append(_note("warning", "Number the steps (1., 2., ...) so they read as a "
@@ -219,12 +227,13 @@ def _clinical(doc: _Doc) -> tuple[float, list[NoteOut]]:
                                           "one or two plain sentences."))
 
     questions = [q for q in doc.reflection if q.strip()]
+    # Fewer than the 2-4 questions the spec asks for is below it, like fewer than 4 steps.
     if "reflection" not in doc.found or not questions:
-        score -= 0.2
+        score -= 0.35
         notes.append(_note("warning", "Add a Reflection section with 2-4 questions for the "
                                       "reader."))
     elif len(questions) == 1:
-        score -= 0.12
+        score -= 0.35
         notes.append(_note("warning", "Only one reflection question: add at least one more."))
     if questions:
         non_q = sum(1 for q in questions if not q.rstrip().endswith("?"))
@@ -269,7 +278,7 @@ def _clinical(doc: _Doc) -> tuple[float, list[NoteOut]]:
 def review_clinical(task: ReviewTask) -> Review:
     doc = parse_protocol(task.content)
     empathy, empathy_notes = _empathy(doc)
-    clinical, clinical_notes = _clinical(doc)
+    clinical, clinical_notes = _clinical(doc, str(task.input.get("intent") or ""))
     notes = empathy_notes + clinical_notes
     if empathy >= 0.7 and not empathy_notes:
         notes.insert(0, _note("info", "Tone is warm, validating and speaks to the reader as "

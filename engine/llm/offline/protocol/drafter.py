@@ -10,7 +10,7 @@ from __future__ import annotations
 from difflib import SequenceMatcher
 from typing import TYPE_CHECKING
 
-from engine.checks import crisis
+from engine.checks import crisis, step_count
 from engine.checks.feedback_coverage import SHORTER
 from engine.llm.offline.protocol import library as lib
 from engine.pipelines.base import DraftTask
@@ -24,7 +24,6 @@ from engine.llm.offline.protocol.common import (  # package-internal helpers
     _PROFESSIONAL,
     FEWER_STEPS,
     LONG_STEP_WORDS,
-    MAX_STEPS,
     MIN_STEPS,
     _cap,
     _Context,
@@ -117,11 +116,11 @@ def _revise(doc: _Doc, ctx: _Context, asks: _Asks) -> _Doc:
         _top_up_steps(doc, ctx, len(ctx.template["steps"]))
     if asks.extra_step:
         # Feedback is cumulative, so "add a step" must not add one on every revision.
-        _top_up_steps(doc, ctx, min(len(ctx.template["steps"]) + 1, MAX_STEPS))
+        _top_up_steps(doc, ctx, min(len(ctx.template["steps"]) + 1, ctx.most_steps))
     if asks.lengthen:
-        _top_up_steps(doc, ctx, min(MAX_STEPS, max(len(doc.steps) + 1, 7)))
+        _top_up_steps(doc, ctx, min(ctx.most_steps, max(len(doc.steps) + 1, 7)))
     if asks.fewer_steps:
-        _trim_steps(doc, FEWER_STEPS if asks.fewer_asked else MAX_STEPS, asks.add_topics)
+        _trim_steps(doc, FEWER_STEPS if asks.fewer_asked else ctx.most_steps, asks.add_topics)
     if asks.step_limit:  # never under the minimum a protocol needs (the critic's floor)
         _trim_steps(doc, max(MIN_STEPS, asks.step_limit), asks.add_topics)
     for topic in asks.add_topics:
@@ -129,7 +128,7 @@ def _revise(doc: _Doc, ctx: _Context, asks: _Asks) -> _Doc:
             continue
         step = _topic_step(ctx, topic)
         if step and not any(_same_step(step, s) for s in doc.steps):
-            _trim_steps(doc, MAX_STEPS - 1, asks.add_topics)
+            _trim_steps(doc, ctx.most_steps - 1, asks.add_topics)
             doc.steps.insert(max(0, len(doc.steps) - 1), step)
 
     questions = [ctx.fill(q) for q in ctx.template["reflection"]]
@@ -156,7 +155,20 @@ def _revise(doc: _Doc, ctx: _Context, asks: _Asks) -> _Doc:
     if (asks.professional or asks.safety_note) and not _PROFESSIONAL.search(doc.safety):
         doc.safety = (_end(doc.safety) + " " + lib.PROFESSIONAL_LINE).strip()
     _fill_empty(doc, ctx)
+    _keep_count(doc, ctx, asks)
     return doc
+
+
+def _keep_count(doc: _Doc, ctx: _Context, asks: _Asks) -> None:
+    """The count the request asked for ("10 steps") holds across revisions, unless a person
+    has since asked for a different one."""
+    asked = step_count.asked_range(ctx.intent)
+    if asked is None or asks.step_limit or asks.fewer_asked or asks.shorten:
+        return
+    if len(doc.steps) < asked[0]:
+        _top_up_steps(doc, ctx, min(asked[0], step_count.MAX_ASKED))
+    elif len(doc.steps) > asked[1]:
+        _trim_steps(doc, asked[1], asks.add_topics)
 
 
 def _added(step: str, had: set[str]) -> bool:

@@ -85,6 +85,7 @@ def _unjudge(text: str) -> str:
     # "Simply list..." becomes "List...": the verb moves up to start the sentence.
     text = re.sub(r"(^|[.!?:]\s+|\n)(?:just|simply)\s+([a-z])",
                   lambda m: m.group(1) + m.group(2).upper(), text, flags=re.I)
+    text = re.sub(r"\b((?:Next|Then),\s+)(?:just|simply)\s+", r"\1", text, flags=re.I)
     for pattern, _, repl in _JUDGEMENTAL:
         text = pattern.sub(lambda m, r=repl: _match_case(m.group(0), r) if r else "", text)
     return _tidy(text)
@@ -200,6 +201,7 @@ def _same_step(a: str, b: str) -> bool:
 
 def _top_up_steps(doc: _Doc, ctx: _Context, target: int) -> None:
     pool = _template_steps(ctx) + [ctx.fill(s) for s in ctx.template["extra_steps"]]
+    pool += [ctx.fill(s) for _, s in ctx.template.get("rungs", [])]
     for candidate in pool:
         if len(doc.steps) >= target:
             break

@@ -164,10 +164,10 @@ def _sentence(template: str, phrase: str) -> str | None:
     return template.format(_to_second_person(safe)) if safe else None
 
 
-def _add_step(doc: _Doc, step: str) -> None:
+def _add_step(doc: _Doc, step: str, most: int = MAX_STEPS) -> None:
     if any(_norm(step.rstrip(".")) in _norm(s) for s in doc.steps):
         return
-    if len(doc.steps) >= MAX_STEPS:
+    if len(doc.steps) >= most:
         doc.steps.pop(-2)  # the step before the last: the last one closes the exercise
     doc.steps.insert(max(0, len(doc.steps) - 1), step)
 
@@ -220,7 +220,7 @@ def _ensure(doc: _Doc, ctx: _Context, phrase: str) -> None:
     if find:
         _add_to_purpose(doc, find)
     elif step := ce.imperative(phrase):
-        _add_step(doc, step)
+        _add_step(doc, step, ctx.most_steps)
     else:
         _add_to_purpose(doc, keep)
 
@@ -252,7 +252,7 @@ def apply_feedback(doc: _Doc, ctx: _Context, comments: list[str]) -> None:
     if fb.specific:
         _make_specific(doc, ctx, fb.specific)
     for step in fb.steps:
-        _add_step(doc, step)
+        _add_step(doc, step, ctx.most_steps)
     for phrase in fb.mentions:
         _add_to_purpose(doc, _sentence("Keep {} in mind as you work through the steps.", phrase))
     for phrase in fb.offers:

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from engine.checks import crisis
+from engine.checks import crisis, step_count
 from engine.llm.offline.protocol import library as lib
 from engine.llm.offline.protocol.common import (
     _Context,
@@ -383,8 +383,9 @@ def _context(data: dict[str, Any]) -> _Context:
     intent = str(data.get("intent") or "")
     audience = str(data.get("audience") or "adults")
     requested = data.get("exercise_type")
-    asked = read_request(intent)
-    exercise = requested if requested in lib.TEMPLATES else choose_exercise(intent)
+    about = step_count.without_count(intent)  # "fear of dogs, 6 steps": the dogs, not the 6
+    asked = read_request(about)
+    exercise = requested if requested in lib.TEMPLATES else choose_exercise(about)
     if asked.feared and requested not in lib.TEMPLATES and not asked.technique \
             and exercise not in lib.SITUATIONS["exposure"]["for"]:
         exercise = "graded_exposure"  # "drive through tunnels again": a place to approach
@@ -402,5 +403,5 @@ def _context(data: dict[str, Any]) -> _Context:
     seed_text = f"{' '.join(intent.split())}|{' '.join(audience.split())}|{exercise}"
     seed = int(hashlib.sha256(seed_text.encode("utf-8")).hexdigest()[:8], 16)
     return _Context(intent, audience, exercise, profile, region,
-                    situation_from_intent(intent), label, seed, feared=asked.feared,
-                    event=asked.event, urges=asked.urges, focus=focus_of(intent, asked))
+                    situation_from_intent(about), label, seed, feared=asked.feared,
+                    event=asked.event, urges=asked.urges, focus=focus_of(about, asked))
