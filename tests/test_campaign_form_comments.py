@@ -375,3 +375,12 @@ def test_a_moved_creator_is_no_channel_mismatch_where_a_person_moved_them() -> N
     assert mismatch("plan", PLAN.format(maya="Email"), approved, []) == []
     assert mismatch("plan", PLAN.format(maya="WhatsApp"), approved, []) == [
         "@maya.brews: outreach used email, plan says whatsapp"]
+
+
+def test_a_revision_that_only_drops_exclamation_marks_is_a_change() -> None:
+    """The loop's stall rule reads words, not punctuation; removing the exclamation marks a
+    person asked to drop is still progress, not "no change" (camp7's finding, session 6)."""
+    from engine.loop.decide import unchanged
+    assert not unchanged("Hi Maya! We love your posts! Fancy a paid post?",
+                         "Hi Maya. We love your posts. Fancy a paid post?")
+    assert unchanged("Hi Maya. We love your posts.", "Hi Maya, we love your posts.")

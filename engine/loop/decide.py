@@ -79,6 +79,8 @@ def unchanged(before: str, after: str) -> bool:
     and the no-change check both ask it): `after` changes at most a couple of words of
     `before` (Markdown, punctuation, list numbers and spacing aside) and no number. Cached:
     the review's checks and the decision after it ask about the same pair of texts."""
+    if before.count("!") != after.count("!"):  # "drop the exclamation marks": the tone moved
+        return False
     a, b = normalise(before).split(), normalise(after).split()
     if a == b:
         return True
