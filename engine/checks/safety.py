@@ -168,12 +168,12 @@ def classify_sentence(sentence: str) -> list[str]:
 # question, a crisis line ...). Windows of two neighbouring sentences are read too (a claim
 # and its instruction are often split: "Helplines are staffed by volunteers. Talking to them
 # won't help you."); the flag then goes to the likelier of the two.
-MODEL_THRESHOLD = 0.89  # lowest with honest held-out fpr <= 0.05 (tools/safety_cv.py)
+MODEL_THRESHOLD = 0.71  # lowest with honest held-out fpr <= 0.05 (tools/safety_cv.py, lr+nb)
 # Taken off the classifier's probability when the frames read its words as protective, or when
 # no word of its category is in the sentence and the sentence is not aimed at the reader
 # (_penalty); 1.0 would be a hard gate. Chosen by tools/safety_cv.py on the honest folds.
 FRAME_PENALTY = 1.0
-BARE_PENALTY = 0.0
+BARE_PENALTY = 0.2
 # A rule's hit counts as this much classifier probability (see RULE_VETO below).
 RULE_MARGIN = 0.3
 # A longer text gives the classifier more windows to find a false alarm in, so its threshold

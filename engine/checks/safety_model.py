@@ -1,25 +1,30 @@
 """The safety screen's second signal: a small text classifier trained on the repository's own
-labelled passages (tests/data/safety_*.jsonl, listed in CORPUS). One logistic regression says
-how likely a sentence (or two neighbours) is unsafe at all, and one head per category how likely
-it is unsafe of that kind against safe text only; each is trained on the passages and then on
-their windows (SafetyModel._instances). The screen reads the mean of the first and the likeliest
-head (_probability): a category with its own vocabulary (medicine names, help services) is not
-drowned by the others in one linear model. A third set of models, trained on unsafe passages only,
-names the likeliest category. safety.py flags a sentence when the probability passes a threshold
-chosen by grouped cross-validation (tools/safety_cv.py) and no protective frame clears it; the
-rules stay the first signal.
+labelled passages (tests/data/safety_*.jsonl, listed in CORPUS). Two learners (LEARNERS) read
+the same features: "lr", a logistic regression over tf-idf word and character n-grams, and "nb",
+one over the presence of the same n-grams weighted by their naive-Bayes log-count ratio
+(safety_nb.py, NB-LR). For each, one model says how likely a sentence (or two neighbours) is
+unsafe at all and one head per category how likely it is unsafe of that kind against safe text
+only; each is trained on the passages and then on their windows (SafetyModel._instances). The
+screen reads, per learner, the mean of the first and the likeliest head (a category with its own
+vocabulary, medicine names or help services, is not drowned by the others in one linear model),
+and the mean over the learners (_probability): they err differently, and the two together held
+out better than either (tools/safety_cv.py). A third set of models, trained on unsafe passages
+only, names the likeliest category. safety.py flags a sentence when the probability passes a
+threshold chosen by grouped cross-validation (tools/safety_cv.py) and no protective frame clears
+it; the rules stay the first signal.
 
-What lets it generalise beyond the words it saw: besides word and character n-grams of the text
-itself, it reads an abstracted copy in which the screen's lexicons are replaced by their class
-("zmedz" for any medicine name, "zdeathz" for any euphemism of dying, "zhelpz" for any help
-service ...), plus tokens for the frames around them (aimed at the reader, negated, conditional,
-pointing to help, quoted). So "ditch the quetiapine" shares features with "stop your sertraline"
-although the corpus never paired those words.
+What lets it generalise beyond the words it saw (safety_features.py): besides word and character
+n-grams of the text itself, it reads an abstracted copy in which the screen's lexicons are
+replaced by their class ("zmedz" for any medicine name, "zdeathz" for any euphemism of dying,
+"zhelpz" for any help service ...), plus tokens for the frames around them (aimed at the reader,
+negated, conditional, pointing to help, quoted). So "ditch the quetiapine" shares features with
+"stop your sertraline" although the corpus never paired those words.
 
-Trained at first use (about 45 s of CPU for the corpus of about 6,000 passages, mostly the
-retraining on windows of the unsafe model and its five heads; `make model` does it ahead) and
-cached on disk under ~/.cache/draftroom, keyed by the corpus, this file, the lexicons and the
-scikit-learn version, so a changed corpus retrains.
+Trained at first use (about 85 s of CPU for the corpus of 9,871 passages, half for each
+learner, mostly the retraining on windows of the unsafe model and its five heads; `make model`
+does it ahead) and cached on disk under ~/.cache/draftroom, keyed by the corpus, this file and
+the modules it reads (safety_nb, safety_features, safety_framing), the lexicons and the
+scikit-learn version, so a changed corpus or method retrains.
 Nothing is downloaded. Without the corpus (an install without tests/) the model is unavailable
 and the screen runs on its rules alone; `available()` says which.
 """
@@ -51,8 +56,8 @@ HELD_OUT = ("fresh7",)
 CACHE_DIR = Path.home() / ".cache" / "draftroom"
 MIN_WORDS = 5  # shorter sentences are read only with a neighbour
 HEADS = True  # one-vs-rest heads per category join the unsafe model (tools/safety_cv.py)
-LEARNERS = ("lr",)  # averaged (_probability); tools/safety_cv.py --learners: lr, nb, lr+nb
-TOPIC_FRAMES = False  # framed_topics as features (tools/safety_cv.py --topics)
+LEARNERS = ("lr", "nb")  # averaged (_probability); tools/safety_cv.py --learners lr, nb, lr+nb
+TOPIC_FRAMES = False  # framed_topics as features (tools/safety_cv.py --topics; not kept)
 MIL_ROUNDS = 1  # retrainings on windows (SafetyModel._instances); tools/safety_cv.py: 0, 1, 2
 CATEGORIES = ("self_harm", "medication", "diagnosis", "dangerous_practice", "discourages_help")
 
