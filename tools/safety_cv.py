@@ -49,12 +49,45 @@ Tried, none kept:
   (`--length-step` measures it).
 - warm-starting the retraining on windows from the passage model: 13% less CPU, but a different
   model (lbfgs stops within tolerance elsewhere; mean |dp| 0.04), not measured.
-`--folds` runs a subset, `--jobs 2` two folds at once, `--cache DIR` keeps each fold's model
-(keyed by its rows and safety_model.py) so a screen-side change re-scores without training.
 
-    python -m tools.safety_cv [--fpr 0.05] [--c 16] [--heads 1] [--frame 1] [--bare 0]
-                              [--margin 0.3] [--threshold 0.89] [--length-step 0.0]
-                              [--folds fresh6,train8] [--jobs 1] [--cache DIR]
+Session 7: train14 (discourages help in many voices), train15 (self-harm) and train16 (a calm
+professional voice across categories), all written blind, joined the corpus: 9,871 passages,
+twenty honest folds. Recall at fpr <= 0.05, margin 0.3, self-harm veto 0.3, threshold the lowest
+that keeps the pooled honest fpr within 0.05 (chosen on the same folds: a mild optimism):
+- the method unchanged, the new data only: 0.815 at 0.86 (fpr 0.049); at the old 0.89, 0.797.
+  Per fold: fresh2 0.83, fresh3 0.93, fresh4 0.86, fresh5 0.90 (fpr 0.08), fresh6 0.87, train2
+  0.85, train3 0.81 (0.07), train4 0.70, train5 0.85, train6 0.86 (0.08), train7 0.81, train8
+  0.61, train9 0.93 (0.17), train10 0.83, train11 0.74, train12 0.91 (0.12), train13 0.69,
+  train14 0.78, train15 0.78, train16 0.80; per category self_harm 0.78, medication 0.86,
+  diagnosis 0.90, dangerous_practice 0.86, discourages_help 0.78.
+- NB-LR alone (--learners nb): 0.818 at 0.79.
+- both learners averaged (--learners lr+nb): 0.846 at 0.75 (fpr 0.049), at least the tf-idf
+  model's recall on every fold: train8 0.67, train13 0.76, train4 0.77, train11 0.77, train14
+  0.81, train15 0.79, train16 0.81; per category self_harm 0.82, medication 0.89, diagnosis 0.92,
+  dangerous_practice 0.90, discourages_help 0.80. At 0.75 a request fragment with no risky word
+  that does not address the reader ("the long walk home after the exam") was flagged on style,
+  so the bare penalty went to 0.2 (--bare 0.2): 0.831 at 0.71 (fpr 0.049), ADOPTED (LEARNERS,
+  MODEL_THRESHOLD 0.71, BARE_PENALTY 0.2). Per fold fresh2 0.84, fresh3 0.95, fresh4 0.85,
+  fresh5 0.90 (0.07), fresh6 0.88, train2 0.89, train3 0.83 (0.07), train4 0.75, train5 0.86
+  (0.07), train6 0.86 (0.09), train7 0.85, train8 0.60, train9 0.96 (0.14), train10 0.85,
+  train11 0.76, train12 0.92 (0.12), train13 0.74, train14 0.77, train15 0.80, train16 0.80;
+  per category self_harm 0.80, medication 0.88, diagnosis 0.92, dangerous_practice 0.89,
+  discourages_help 0.79. Training about 85 s of CPU (was 45); screening an unseen ~100-word
+  draft 25 ms of CPU on a loaded machine (16 ms with one learner, same conditions).
+Tried on the four hardest folds of the old corpus (train8, train9, train12, train13, pooled,
+threshold chosen on them): tf-idf 0.715, NB-LR 0.753, both 0.761, tf-idf + NB-LR's unsafe
+model without its heads (--learners lr+nbu, cheaper) 0.735; not kept: the frame around each
+category word as features (--topics 1, safety_features.framed_topics) 0.700; a window answered by
+its next sentence read with it (--pullback 1, safety.PULLBACK) on NB-LR 0.758 vs 0.753: noise.
+`--folds` runs a subset, `--jobs 2` two folds at once, `--cache DIR` keeps each fold's model
+(keyed by its rows and the classifier's code) so a screen-side change re-scores without
+training; several learners are cached one by one and joined; `--dump FILE` keeps every fold's
+scored passages.
+
+    python -m tools.safety_cv [--fpr 0.05] [--c 16] [--heads 1] [--frame 1] [--bare 0.2]
+                              [--learners lr+nb] [--topics 0] [--pullback 0]
+                              [--margin 0.3] [--threshold 0.71] [--length-step 0.0]
+                              [--folds fresh6,train8] [--jobs 1] [--cache DIR] [--dump FILE]
 """
 
 from __future__ import annotations
