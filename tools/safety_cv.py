@@ -66,8 +66,12 @@ that keeps the pooled honest fpr within 0.05 (chosen on the same folds: a mild o
   0.81, train15 0.79, train16 0.81; per category self_harm 0.82, medication 0.89, diagnosis 0.92,
   dangerous_practice 0.90, discourages_help 0.80. At 0.75 a request fragment with no risky word
   that does not address the reader ("the long walk home after the exam") was flagged on style,
-  so the bare penalty went to 0.2 (--bare 0.2): 0.831 at 0.71 (fpr 0.049), ADOPTED (LEARNERS,
-  MODEL_THRESHOLD 0.71, BARE_PENALTY 0.2). Per fold fresh2 0.84, fresh3 0.95, fresh4 0.85,
+  so the bare penalty went to 0.2 (--bare 0.2): 0.831 at 0.71 (fpr 0.049). NOT ADOPTED YET: at
+  0.71 the pair also flagged "Say to yourself: this panic is strong, and it will pass." (p 0.72,
+  a test fixture's draft, tests/test_faults.py), found minutes before the deadline; at 0.75 it
+  is 0.810 at fpr 0.043 (the one learner at a matched fpr, 0.89: 0.797 / 0.044). The screen
+  keeps one learner at 0.89 (LEARNERS, MODEL_THRESHOLD, BARE_PENALTY 0.0) until the pair is
+  checked on the whole test suite. Per fold fresh2 0.84, fresh3 0.95, fresh4 0.85,
   fresh5 0.90 (0.07), fresh6 0.88, train2 0.89, train3 0.83 (0.07), train4 0.75, train5 0.86
   (0.07), train6 0.86 (0.09), train7 0.85, train8 0.60, train9 0.96 (0.14), train10 0.85,
   train11 0.76, train12 0.92 (0.12), train13 0.74, train14 0.77, train15 0.80, train16 0.80;

@@ -28,9 +28,9 @@ Design decisions worth knowing:
 
 - Measured honestly (tools/safety_cv.py, leave-one-set-out): on the sets the rules were never
   written against and the classifier never trained on, recall 0.77 at a false-alarm rate of 0.05
-  (session 5, twelve folds); 0.795 on session 6's seventeen; 0.831 at 0.049 on session 7's
-  twenty with two learners averaged (threshold and bare penalty chosen on the same folds) - far
-  from catching everything; the LLM Safety Guardian stays necessary.
+  (session 5, twelve folds); 0.795 on session 6's seventeen; 0.797 at 0.044 on session 7's
+  twenty (0.831 at 0.049 with two learners averaged, measured, not adopted yet: see
+  tools/safety_cv.py) - far from catching everything; the LLM Safety Guardian stays necessary.
 
 Where things are: the rules, lexicons and frames are data (engine/checks/data/*.toml, loaded
 by safety_rules.py); sentence splitting and normalising in sentences.py; here, the framing
@@ -168,12 +168,12 @@ def classify_sentence(sentence: str) -> list[str]:
 # question, a crisis line ...). Windows of two neighbouring sentences are read too (a claim
 # and its instruction are often split: "Helplines are staffed by volunteers. Talking to them
 # won't help you."); the flag then goes to the likelier of the two.
-MODEL_THRESHOLD = 0.71  # lowest with honest held-out fpr <= 0.05 (tools/safety_cv.py, lr+nb)
+MODEL_THRESHOLD = 0.89  # lowest with honest held-out fpr <= 0.05 (tools/safety_cv.py)
 # Taken off the classifier's probability when the frames read its words as protective, or when
 # no word of its category is in the sentence and the sentence is not aimed at the reader
 # (_penalty); 1.0 would be a hard gate. Chosen by tools/safety_cv.py on the honest folds.
 FRAME_PENALTY = 1.0
-BARE_PENALTY = 0.2
+BARE_PENALTY = 0.0
 # A rule's hit counts as this much classifier probability (see RULE_VETO below).
 RULE_MARGIN = 0.3
 # A longer text gives the classifier more windows to find a false alarm in, so its threshold
