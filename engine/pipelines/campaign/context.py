@@ -68,6 +68,9 @@ def stage_context(session: Session, run_id: int, stage: str) -> dict[str, Any]:
     ctx["feedback"] = stage_feedback(session, run_id, stage)
     # Where the campaign runs: how paid posts are marked there, how fees are written, spelling.
     ctx["market"] = market_for(run.input, brand).summary()
+    # The campaign's first day, from which a goal's end date ("by the end of January") is
+    # counted: the run's, so every version of every stage counts from the same day.
+    ctx["today"] = run.created_at.date().isoformat()
     at = STAGES.index(stage)
     if at >= 1:
         ctx["brief"] = approved.get("brief", "")

@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from datetime import date
 from typing import NamedTuple
 
+from engine.pipelines.campaign.deadline import deadline_weeks, span_days_weeks
 from engine.pipelines.campaign.money import NUMBER, SYMBOL
 
 # What the goal promotes: "launch our oat-milk cold brew", "get people to try our night cream",
@@ -102,8 +104,8 @@ _N = r"(\d{1,2}|" + "|".join(_SPAN_NUMBERS) + r")"
 # "within 3 months", "over the next six weeks", "a 6-week push", "this quarter".
 _SPAN = re.compile(rf"\b(?:within|over|in|for|during|across|inside)\s+(?:the\s+)?(?:next\s+|"
                    rf"first\s+|coming\s+)?{_N}\s+(weeks?|months?)\b|\b{_N}[\s-](week|month)s?"
-                   rf"[\s-](?:campaign|push|run|sprint|drive|programme|program|launch|window)\b",
-                   re.I)
+                   rf"[\s-](?:[a-z]+\s)?(?:campaign|push|run|sprint|drive|programme|program|"
+                   rf"launch|window|sale|promotion|promo|teaser|series)\b", re.I)
 _QUARTER = re.compile(r"\b(?:this|next|the|a|one)\s+quarter\b|\bin\s+q[1-4]\b", re.I)
 WEEKS_PER_MONTH = 52 / 12
 DEFAULT_WEEKS = 5
@@ -111,17 +113,21 @@ DEFAULT_WEEKS = 5
 two of posts, one to count the results."""
 
 
-def goal_weeks(goal: str) -> int | None:
+def goal_weeks(goal: str, today: date | None = None) -> int | None:
     """How many weeks the goal gives the campaign ("within 3 months" -> 13, "over six weeks"
-    -> 6, "this quarter" -> 13), or None when it says no length."""
+    -> 6, "in the next 90 days" -> 13, "this quarter" -> 13), else the weeks from `today` (the
+    campaign's first day; default the real today) to the date it names ("by the end of
+    January", "by 15 March", "before Christmas"); None when it says neither."""
     if m := _SPAN.search(goal):
         count, unit = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
         n = int(count) if count.isdigit() else _SPAN_NUMBERS[count.lower()]
         weeks = n * WEEKS_PER_MONTH if unit.lower().startswith("month") else n
         return max(1, min(52, round(weeks))) if n else None
+    if (days := span_days_weeks(goal)) is not None:
+        return days
     if _QUARTER.search(goal):
         return 13
-    return None
+    return deadline_weeks(goal, today or date.today())
 
 
 class Phases(NamedTuple):
@@ -136,11 +142,11 @@ class Phases(NamedTuple):
     weeks: int
 
 
-def phases(goal: str) -> Phases:
+def phases(goal: str, today: date | None = None) -> Phases:
     """The campaign's parts spread over the goal's own length (DEFAULT_WEEKS without one):
     contact and terms in the first two weeks, posts until the week before the last, results in
     the last. A short campaign folds parts into the same week."""
-    n = goal_weeks(goal) or DEFAULT_WEEKS
+    n = goal_weeks(goal, today) or DEFAULT_WEEKS
     if n >= 5:
         return Phases("Week 1", "Week 2", f"Weeks 3-{n - 1}", "Week 3", f"Week {n - 1}",
                       f"Week {n}", n)

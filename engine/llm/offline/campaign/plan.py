@@ -11,6 +11,7 @@ from engine.markdown import list_items
 from engine.pipelines.base import DraftTask
 from engine.pipelines.campaign.channels import LABELS
 from engine.pipelines.campaign.creators import per_creator_budget, reach_channel
+from engine.pipelines.campaign.deadline import campaign_start, end_label
 from engine.pipelines.campaign.goal import goal_date, goal_window, phases
 from engine.pipelines.campaign.market import market_for
 from engine.pipelines.campaign.models import (
@@ -64,7 +65,8 @@ def draft_plan(task: DraftTask) -> PlanDraft:
     outreach = parse_outreach(task.context.get("outreach", "") or "")
     campaign_channels = list(i.get("channels", []))
     goal = str(i.get("goal", ""))
-    when = phases(goal)  # the goal's own length ("within 3 months"), else 5 weeks
+    start = campaign_start(task.context)
+    when = phases(goal, start)  # the goal's own length or end date, else 5 weeks
     n = max(1, len(shortlist))
     creator_share = budget * 0.70
     offered = _offered_fees(outreach)
@@ -123,7 +125,8 @@ def draft_plan(task: DraftTask) -> PlanDraft:
             ScheduleItem(when=when.first_wave, activity="First wave of posts goes live; boost "
                                                         "the best performer"),
             ScheduleItem(when=when.second_wave, activity="Second wave of posts goes live"),
-            ScheduleItem(when=f"{when.results} (by {date})" if (date := goal_date(goal))
+            ScheduleItem(when=f"{when.results} (by {date})" if (
+                date := end_label(goal, start) or goal_date(goal))
                          else when.results, activity="Collect results and report against the "
                                                      "KPIs"),
         ],
