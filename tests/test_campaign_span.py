@@ -77,7 +77,9 @@ def test_offline_campaign_runs_over_the_goal_s_three_months(
     cli(capsys, "approve", "1")
     cli(capsys, "approve", "1")
     outreach = latest(detail(capsys))
-    assert "weeks 3-12" in outreach["content"] and "weeks 3-4" not in outreach["content"]
+    # Creators read when to post as dates over the goal's weeks 3-12, not "weeks 3-4".
+    assert re.search(r"Posted between \d+ \w+ and \d+ (?:February|March)", outreach["content"])
+    assert "weeks 3-4" not in outreach["content"]
 
 
 # A length given by an end date counts from the campaign's first day (the run's); a month

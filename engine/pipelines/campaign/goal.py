@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from datetime import date
+from datetime import date, timedelta
 from typing import NamedTuple
 
 from engine.pipelines.campaign.deadline import deadline_weeks, span_days_weeks
@@ -158,6 +158,17 @@ def phases(goal: str, today: date | None = None) -> Phases:
     return Phases("Week 1", "Week 1", last, last, last, last, n)
 
 
+def posts_window(goal: str, today: date) -> str:
+    """When the posts go live, as dates a creator can plan by ("between 8 December and 7
+    March"): the phases' posting weeks counted from the campaign's first day. No year and no
+    week numbers: neither means anything to a creator, and a number from the goal must not
+    read as its internal target."""
+    weeks = [int(n) for n in re.findall(r"\d+", phases(goal, today).posts)]
+    start = today + timedelta(weeks=weeks[0] - 1)
+    end = today + timedelta(weeks=weeks[-1], days=-1)
+    return f"between {start.day} {MONTHS[start.month - 1]} and {end.day} {MONTHS[end.month - 1]}"
+
+
 def goal_date(goal: str) -> str | None:
     """The date the goal names ("by 15 March" -> "15 March", "in May" -> "May"; the end of
     the campaign's dates when it gives them)."""
@@ -205,6 +216,20 @@ _TARGET_LEAD = re.compile(r"\b(?:goal|target|aim(?:\s+for)?|reach|hit|get|sell|w
 _NAME_BEFORE = re.compile(r"(?<=[a-z0-9,] )[A-Z][\w'-]*\s*$|(?:^|\s)(?i:no\.?|nr\.?|#)\s*$")
 
 
+# Words a cut phrase does not end on ("400 loaves a week of our new" reads as broken).
+_DANGLING = {"of", "our", "the", "a", "an", "new", "and", "or", "to", "for", "with", "their",
+             "its", "your", "at", "in", "on", "per", "latest"}
+
+
+def _short(counted: str, most: int = 10) -> str:
+    """What a count counts, at most `most` words, never ending on a word that needs another
+    ("400 loaves a week of our new sourdough rye bread", not "... of our new")."""
+    words = counted.split()[:most]
+    while words and words[-1].lower() in _DANGLING:
+        words.pop()
+    return " ".join(words)
+
+
 def goal_targets(goal: str, names: Iterable[str] = ()) -> list[Target]:
     """Every number the goal counts, in its order: "400 lattes sold through creator codes",
     "300 bookings" and "15% conversion to shoe purchase", "1,000 units" and "5,000 site
@@ -228,7 +253,7 @@ def goal_targets(goal: str, names: Iterable[str] = ()) -> list[Target]:
             continue
         end = _COUNT_END.search(after)
         counted = (after[:end.start()] if end else after).strip()
-        counted = " ".join(counted.split()[:6])
+        counted = _short(counted)
         if not (money or unit) and _TEAM.match(counted):
             continue  # "2 local food bloggers": who does the campaign, not what it counts
         if not (money or unit) and counted.split(" ", 1)[0].lower() in _NO_NOUN:

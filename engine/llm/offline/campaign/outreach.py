@@ -33,7 +33,7 @@ from engine.pipelines.campaign.channels import LABELS
 from engine.pipelines.campaign.compliance import DISCLOSURE
 from engine.pipelines.campaign.creators import per_creator_budget, reach_channel
 from engine.pipelines.campaign.deadline import campaign_start
-from engine.pipelines.campaign.goal import phases
+from engine.pipelines.campaign.goal import posts_window
 from engine.pipelines.campaign.market import Market, market_for, markets
 from engine.pipelines.campaign.message_form import channel_ask, exclamations, length_cap
 from engine.pipelines.campaign.models import (
@@ -124,7 +124,7 @@ def _message(channel: str, e: dict[str, Any], *, brand: BrandOut | None, brand_n
             f"{why} {'We think' if easy else 'We believe'} your audience would enjoy our {product}."
             + (f" {extras}" if extras else ""),
             f"**What we'd love**\n\n- {_sentence_case(ask)} featuring our {product}\n"
-            f"- Posted in {phases(goal, today).posts.lower()} of the campaign, in your own words",
+            f"- Posted {posts_window(goal, today or date.today())}, in your own words",
             f"**What we offer**\n\n- A fee of {market.fee(offer)}\n- Our {product} for you to try",
             disclose,
             ("Would you be up for a quick chat this week? Just reply to this email."
@@ -144,8 +144,8 @@ def _message(channel: str, e: dict[str, Any], *, brand: BrandOut | None, brand_n
         title = f"{brand_name} x {e.get('name') or first}: paid collaboration"
         body = "\n\n".join([
             f"Hi {first}, {who[0].lower() + who[1:]} {hook}",
-            f"**The idea**\n{_sentence_case(ask)} featuring our {product}, posted in "
-            f"{phases(goal, today).posts.lower()}. {why}"
+            f"**The idea**\n{_sentence_case(ask)} featuring our {product}, posted "
+            f"{posts_window(goal, today or date.today())}. {why}"
             + (f" {extras}" if extras else ""),
             f"**What we offer**\nA fee of {market.fee(offer)}, plus our {product} to try.",
             f"**Disclosure**\n{disclose}",
