@@ -21,6 +21,7 @@ from engine.llm.offline.campaign.common import (
     first_name,
     mentions_in,
     products_for,
+    said_as_sentence,
     sanitize,
     stage_feedback,
     wants_compliance_fix,
@@ -115,7 +116,7 @@ def _message(channel: str, e: dict[str, Any], *, brand: BrandOut | None, brand_n
         if easy else "This is a paid partnership: posts carry #ad and the paid-partnership label."
     if market.code != markets()[""].code:  # the market's own words ("#Anzeige" in Germany)
         disclose = market.disclosure
-    extras = " ".join(f"{_sentence_case(x)}." for x in extra)
+    extras = " ".join(said_as_sentence(x, easy) for x in extra)
     if channel == "email":
         subject = f"Paid collaboration with {brand_name}" + ("?" if easy else "")
         body = "\n\n".join(x for x in [
