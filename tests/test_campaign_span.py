@@ -132,3 +132,14 @@ def test_the_check_counts_an_end_date_from_the_campaign_s_first_day() -> None:
     late = [f.text for f in campaign_findings("brief", BRIEF, {"goal": JANUARY},
                                               {"today": "2027-01-10"})]
     assert "the timeline spans 5 weeks; the goal gives 3" in late
+
+
+@pytest.mark.parametrize("goal", [
+    "Launch our oat-milk cold brew over six weeks",
+    "Launch our oat-milk cold brew throughout December",
+    "Launch our oat-milk cold brew starting in January",
+])
+def test_the_goal_s_length_is_not_part_of_its_product(goal: str) -> None:
+    from engine.pipelines.campaign.goal import goal_product
+
+    assert goal_product(goal) == "oat-milk cold brew"  # was "oat-milk cold brew over six weeks"

@@ -32,7 +32,8 @@ _GOAL_PRODUCT = [re.compile(p, re.I) for p in (
 )]
 _GOAL_PRODUCT_END = re.compile(
     r"\s+(?:to|for|this|next|among|in|at|with|by|during|before|after|across|so|and|that|"
-    r"which|who|from|on|as|around|within|until|per|each|every)\b|[,.;:!?()\n]", re.I)
+    r"which|who|from|on|as|around|within|until|per|each|every|over|throughout|through|"
+    r"starting|ahead|via)\b|[,.;:!?()\n]", re.I)
 MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August",
           "September", "October", "November", "December")
 _MONTHS = "|".join(m.lower() for m in MONTHS)
