@@ -65,3 +65,33 @@ def test_after_a_send_back_the_iteration_count_says_it_started_again() -> None:
     drive()
     line = next(ln for ln in stage_history_lines(get_run(run_id)) if "Brief" in ln)
     assert "since the last send-back" in line
+
+
+OUTREACH = """# Outreach
+
+## @pastry.notes (Lior)
+
+### Email
+
+Hi Lior, a fee of $300 for one post about our cold brew. #ad
+
+## @maya.brews (Maya)
+
+### SMS
+
+Hi Maya, a fee of $250 for one post about our cold brew. #ad
+"""
+
+
+def test_each_ask_of_a_campaign_comment_is_judged() -> None:
+    """Before, only the first ask was: a raised fee hid the move and the line left out."""
+    from engine.checks.feedback_coverage import _verdict
+    fee_only = OUTREACH.replace("$300", "$650")
+    three = "Raise Lior's fee to $650. Move Maya to Instagram DM. Add a line about the tasting."
+    assert _verdict("campaign", three, OUTREACH, fee_only) == "not_addressed"
+    all_done = fee_only.replace("### SMS", "### Instagram DM").replace(
+        "#ad\n\n## @maya", "Come to our free tasting on Friday. #ad\n\n## @maya")
+    assert _verdict("campaign", three, OUTREACH, all_done) == "answered"
+    # A sentence that asks nothing is context, not an ask left open.
+    assert _verdict("campaign", "Raise Lior's fee to $650. Thanks!", OUTREACH,
+                    fee_only) == "answered"

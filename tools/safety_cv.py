@@ -60,20 +60,21 @@ Tried, none kept:
 from __future__ import annotations
 
 import argparse
+import copy
 import pickle
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from engine.checks import safety
-from engine.checks.safety_model import CORPUS, SafetyModel, _key, load_rows
+from engine.checks.safety_model import CORPUS, LEARNERS, TOPIC_FRAMES, SafetyModel, _key, load_rows
 from engine.checks.sentences import split_sentences
 
 LENGTH_STEP = safety.LENGTH_STEP  # --length-step
 TRAIN_ONLY = "offline-drafts"  # the drafter's own sentences: trained on, never scored
 HONEST = ("fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "train2", "train3", "train4",
           "train5", "train6", "train7", "train8", "train9", "train10", "train11", "train12",
-          "train13")
+          "train13", "train14", "train15", "train16")
 THRESHOLDS = [round(0.01 * i, 2) for i in range(20, 100)]
 MARGINS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 1.0)
 SH_VETOS = (0.0, 0.1, 0.2, 0.3, 0.4)
@@ -189,21 +190,38 @@ def lowest(scored: list[Scored], fpr: float, margin: float,
     return next((t for t in THRESHOLDS if rates(scored, t, margin, sh_veto)[2] <= fpr), None)
 
 
-def _fold(g: str, rows: list[dict], always: list[dict], args) -> tuple[str, list[Scored]]:
-    """Train without set `g` (or find that model in --cache) and screen it."""
-    t0 = time.process_time()
-    train = [r for r in rows if set_name(r) != g] + always
+def _trained(g: str, train: list[dict], learner: str, args) -> SafetyModel:
+    """The model of one learner without set `g`, from --cache when it holds it."""
     path = None
     if args.cache:
-        key = f"{_key(train)}-{args.c}-{args.heads}"
+        key = f"{_key(train)}-{args.c}-{args.heads}-{learner}-{args.topics}"
         path = Path(args.cache) / f"fold-{g}-{key}.pickle"
     if path is not None and path.exists():
-        model = pickle.loads(path.read_bytes())  # noqa: S301 - our own file, written below
-    else:
-        model = SafetyModel(train, c=args.c, heads=bool(args.heads))
-        if path is not None:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_bytes(pickle.dumps(model))
+        return pickle.loads(path.read_bytes())  # noqa: S301 - our own file, written below
+    model = SafetyModel(train, c=args.c, heads=bool(args.heads), learners=(learner,),
+                        topics=bool(args.topics))
+    if path is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(pickle.dumps(model))
+    return model
+
+
+def _fold(g: str, rows: list[dict], always: list[dict], args) -> tuple[str, list[Scored]]:
+    """Train without set `g` (or find that model in --cache) and screen it. Several learners
+    are trained (and cached) one by one and joined: the same model as training them together,
+    since each fits the same features on its own."""
+    t0 = time.process_time()
+    train = [r for r in rows if set_name(r) != g] + always
+    members, first = [], None
+    for learner in args.learners.split("+"):
+        # "nbu" is "nb" without its heads: the same unsafe model, so taken from nb's
+        trained = _trained(g, train, "nb" if learner == "nbu" else learner, args)
+        members += [(unsafe, {} if learner == "nbu" else heads)
+                    for unsafe, heads in trained.members]
+        first = first or trained
+    model = copy.copy(first)
+    model.members = members
+    model._p, model._v = {}, {}  # noqa: SLF001 - the copy's own answers
     scored = score_fold([r for r in rows if set_name(r) == g], model, args.frame, args.bare)
     print(f"  fold {g}: {time.process_time() - t0:.1f} s CPU", flush=True)
     return g, scored
@@ -215,6 +233,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--c", type=float, default=SafetyModel.C)
     ap.add_argument("--heads", type=int, default=1,
                     help="0: the unsafe model alone, without the per-category heads")
+    ap.add_argument("--learners", default="+".join(LEARNERS),
+                    help="lr, nb or lr+nb: the learners averaged (safety_model.LEARNERS)")
+    ap.add_argument("--topics", type=int, default=int(TOPIC_FRAMES),
+                    help="1: the frames around each category word as features "
+                         "(safety_model.framed_topics)")
     ap.add_argument("--frame", type=float, default=safety.FRAME_PENALTY)
     ap.add_argument("--bare", type=float, default=safety.BARE_PENALTY)
     ap.add_argument("--threshold", type=float, default=None,
@@ -229,11 +252,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cache", default="",
                     help="a directory for each fold's model (keyed by its training rows and "
                          "safety_model.py), so screen-side changes are re-scored without training")
+    ap.add_argument("--pullback", type=int, default=int(safety.PULLBACK),
+                    help="1: a window answered by its next sentence scores as read with it")
+    ap.add_argument("--dump", default="",
+                    help="a file for every fold's scored passages (pickle), to compare runs")
     ap.add_argument("--length-step", type=float, default=safety.LENGTH_STEP,
                     help="the classifier's threshold rise per doubling of a passage's sentences")
     args = ap.parse_args(argv)
     global LENGTH_STEP
     LENGTH_STEP = args.length_step
+    safety.PULLBACK = bool(args.pullback)  # before the folds' processes fork
     every = load_sets()
     rows = [r for r in every if r["split"] != TRAIN_ONLY]
     always = [r for r in every if r["split"] == TRAIN_ONLY]
@@ -248,6 +276,8 @@ def main(argv: list[str] | None = None) -> int:
             scored = dict(pool.starmap(_fold, todo))
     else:
         scored = dict(_fold(*t) for t in todo)
+    if args.dump:
+        Path(args.dump).write_bytes(pickle.dumps(scored))
     pooled = [s for g in sets for s in scored[g]]
     honest = [s for g in HONEST if g in scored for s in scored[g]]
     written = [s for g in sets if g not in HONEST for s in scored[g]]

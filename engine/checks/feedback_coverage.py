@@ -24,6 +24,7 @@ from typing import Literal
 from pydantic import BaseModel
 
 from engine.checks.campaign_feedback import campaign_verdict
+from engine.checks.comment_asks import is_request
 from engine.checks.findings import Finding, finding
 from engine.checks.terms import (
     data,
@@ -37,6 +38,7 @@ from engine.checks.terms import (
     word_set,
 )
 from engine.loop.decide import unchanged as no_change  # the one definition (the loop's)
+from engine.pipelines.campaign.requests import sentences_of
 
 CHECK = "feedback_coverage"
 CANNOT_VERIFY = "cannot_verify"
@@ -245,10 +247,24 @@ def _verdict(kind: str, comment: str, before: str, after: str) -> str:
         return "not_addressed"
     # Campaign outreach: what the messages themselves can show is read off them (a change
     # of punctuation alone answers "drop the exclamation marks").
-    verdict = campaign_verdict(comment, before, after) if kind == "campaign" else None
+    verdict = _campaign_asks(comment, before, after) if kind == "campaign" else None
     if verdict is not None:
         return verdict
     return "answered" if answered(comment, before, after) else "not_addressed"
+
+
+def _campaign_asks(comment: str, before: str, after: str) -> str | None:
+    """Each ask of a campaign comment judged on its own ("Raise Lior's fee to $650. Move Maya
+    to Instagram DM. Add a line about the free tasting."): the worst verdict stands, so an ask
+    after the first that was left out is not hidden by one that was answered. A comment of one
+    ask: the messages' own reading (campaign_verdict), else None."""
+    asks = [x for x in sentences_of(comment)
+            if is_request(x) or campaign_verdict(x, before, after) is not None]
+    if len(asks) < 2:
+        return campaign_verdict(comment, before, after)
+    verdicts = {campaign_verdict(x, before, after)
+                or ("answered" if answered(x, before, after) else "not_addressed") for x in asks}
+    return next(v for v in ("not_addressed", "cannot_verify", "answered") if v in verdicts)
 
 
 def no_change_findings(kind: str, text: str, previous: str | None) -> list[Finding]:

@@ -19,6 +19,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from engine.checks.comment_asks import _REQUEST_START, is_request
 from engine.checks.feedback_coverage import replacements
 from engine.llm.offline.protocol.common import (
     IRREGULAR_GERUNDS,
@@ -31,24 +32,6 @@ from engine.llm.offline.protocol.common import (
     third_to_second,
 )
 from engine.llm.offline.protocol.doc import _Doc
-
-_LEAD = r"^\W*(?:(?:ok|okay|also|and|but|then|maybe|just|please|pls|kindly|now)[,\s]+)*"
-_REQUEST_START = re.compile(
-    _LEAD + r"(?:(?:can|could|would|will)\s+(?:you|we)\b|(?:add|include|mention|name|say|put|"
-    r"use|make|replace|swap|change|remove|drop|delete|cut|shorten|simplify|rewrite|redo|write|"
-    r"call|rename|translate|turn|keep|give|offer|tell|explain|note|insert|list|start|end|move|split|avoid|"
-    r"focus|tailor|adapt|set|limit|let|bring|sign|lower|raise|reduce|increase|expand|lengthen|"
-    r"soften|show|ask|describe|skip|spell|quote|stress|emphasi[sz]e|highlight|clarify|specify|"
-    r"reword|rephrase|fix|correct|update|break|merge|combine|reorder|lose|get rid)\b)", re.I)
-_REQUEST_ANYWHERE = re.compile(
-    r"\b(?:please|pls|should|needs? to|must|would like|i'd like|want (?:you|it|this)|"
-    r"put (?:that|this|it) in|name (?:it|him|her|them))\b|\?\s*$", re.I)
-
-
-def is_request(sentence: str) -> bool:
-    """Whether a sentence of a comment asks for something (else it is context)."""
-    return bool(_REQUEST_START.search(sentence) or _REQUEST_ANYWHERE.search(sentence))
-
 
 _NOT_GERUNDS = {"something", "anything", "nothing", "everything", "morning", "evening",
                 "feeling", "feelings", "thing", "things", "ceiling", "building", "wedding",

@@ -67,6 +67,15 @@ def _counted(ctx: _Context, steps: list[str]) -> list[str]:
     return out
 
 
+def _minimised(step: str, word: str) -> str:
+    """A cold first draft's "Simply"/"Just" before the step's verb, after any lead-in ("Next,
+    just spend ...", never "Just next, spend ...")."""
+    lead = re.match(r"(?:(?:Next|Then),|[A-Z][a-z ]{2,20}:)\s+", step)
+    at = lead.end() if lead else 0
+    said = word.lower() if at else word
+    return f"{step[:at]}{said} {step[at].lower()}{step[at + 1:]}"
+
+
 def _template_steps(ctx: _Context, warm: bool = True) -> list[str]:
     steps = [ctx.fill(core + (" " + w if warm and w else "")) for core, w in
              ctx.template["steps"]]
@@ -116,17 +125,13 @@ def _first_draft(ctx: _Context) -> _Doc:
     doc.reflection = reflection[:3]
     doc.safety = _safety_note(ctx, crisis=variant not in ("no_crisis", "cold_no_crisis"))
     if cold:
-        for i in (i for i in (1, 4) if i < len(doc.steps)):  # a short count asked
-            # After a lead-in ("Next, ", "Move up a rung: "): "Next, just spend ...".
-            lead = re.match(r"(?:(?:Next|Then),|[A-Z][a-z ]{2,20}:)\s+", doc.steps[i])
-            at = lead.end() if lead else 0
-            word = ("Simply " if i == 1 else "Just ")
-            word = word.lower() if at else word
-            doc.steps[i] = doc.steps[i][:at] + word + doc.steps[i][at].lower() \
-                + doc.steps[i][at + 1:]
+        for i, word in ((1, "Simply"), (4, "Just")):
+            if i < len(doc.steps):  # a request may ask for fewer steps
+                doc.steps[i] = _minimised(doc.steps[i], word)
     elif variant == "wordy":
-        for i in (i for i in (0, 2, 4, 5) if i < len(doc.steps)):
-            doc.steps[i] += " " + " ".join(lib.WORDY_CLAUSES)
+        for i in (0, 2, 4, 5):
+            if i < len(doc.steps):
+                doc.steps[i] += " " + " ".join(lib.WORDY_CLAUSES)
         doc.purpose += " " + lib.WORDY_CLAUSES[1]
     elif variant == "thin":  # short, but its last step still comes back to the request
         doc.steps = doc.steps[:2] + doc.steps[-1:]
