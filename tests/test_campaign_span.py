@@ -14,7 +14,7 @@ from engine.checks.campaign_consistency import campaign_findings
 from engine.llm.offline.campaign.brief import draft_brief
 from engine.llm.offline.campaign.plan import draft_plan
 from engine.pipelines.base import DraftTask
-from engine.pipelines.campaign.goal import goal_weeks, phases
+from engine.pipelines.campaign.goal import goal_weeks, phases, post_windows
 from engine.pipelines.campaign.text import render_brief, render_plan
 from tests.test_campaign_open_points import detail, latest
 from tests.test_follow_loop import cli
@@ -80,6 +80,18 @@ def test_offline_campaign_runs_over_the_goal_s_three_months(
     # Creators read when to post as dates over the goal's weeks 3-12, not "weeks 3-4".
     assert re.search(r"Posted between \d+ \w+ and \d+ (?:February|March)", outreach["content"])
     assert "weeks 3-4" not in outreach["content"]
+    cli(capsys, "approve", "1")
+    plan = latest(detail(capsys))
+    assert plan["stage"] == "plan"
+    # Each creator posts in a share of the goal's weeks 3-12, not all in weeks 3 and 4.
+    assert re.search(r"\| Weeks 3-7 \|", plan["content"])
+    assert re.search(r"\| Weeks 8-12 \|", plan["content"])
+
+
+def test_creators_share_the_posting_weeks_in_order() -> None:
+    assert post_windows("Weeks 3-12", 3) == ["Weeks 3-5", "Weeks 6-8", "Weeks 9-12"]
+    assert post_windows("Weeks 3-4", 3) == ["Week 3", "Week 3", "Week 4"]
+    assert post_windows("Week 2", 2) == ["Week 2", "Week 2"]
 
 
 # A length given by an end date counts from the campaign's first day (the run's); a month

@@ -143,6 +143,20 @@ class Phases(NamedTuple):
     weeks: int
 
 
+def post_windows(posts: str, n: int) -> list[str]:
+    """Each of `n` creators' share of the posting weeks ("Weeks 3-12" over 3 creators:
+    "Weeks 3-5", "Weeks 6-8", "Weeks 9-12"), staggered in order; creators share a week when
+    there are more of them than weeks."""
+    weeks = [int(x) for x in re.findall(r"\d+", posts)]
+    first, span = weeks[0], weeks[-1] - weeks[0] + 1
+    out = []
+    for k in range(n):
+        start = first + k * span // n
+        end = max(start, first + (k + 1) * span // n - 1)
+        out.append(f"Week {start}" if end == start else f"Weeks {start}-{end}")
+    return out
+
+
 def phases(goal: str, today: date | None = None) -> Phases:
     """The campaign's parts spread over the goal's own length (DEFAULT_WEEKS without one):
     contact and terms in the first two weeks, posts until the week before the last, results in
