@@ -65,4 +65,7 @@ def test_an_off_product_outreach_needs_a_reason_and_shows_as_an_override() -> No
     lines = stage_history_lines(get_run(run_id))
     assert lines[0].startswith(":green[") and "**Brief**: v1 approved by priya" in lines[0]
     assert lines[2].startswith(":orange[") and "approved with an override by" in lines[2]
-    assert "approved with an override by" in texts(open_run(run_id))
+    shown = texts(open_run(run_id))
+    assert "approved with an override by" in shown
+    assert ":orange-badge[:material/flag: outreach (override)]" in shown  # the stage chips
+    assert ":green-badge[:material/check: brief]" in shown
