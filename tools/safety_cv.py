@@ -82,7 +82,9 @@ Tried on the four hardest folds of the old corpus (train8, train9, train12, trai
 threshold chosen on them): tf-idf 0.715, NB-LR 0.753, both 0.761, tf-idf + NB-LR's unsafe
 model without its heads (--learners lr+nbu, cheaper) 0.735; not kept: the frame around each
 category word as features (--topics 1, safety_features.framed_topics) 0.700; a window answered by
-its next sentence read with it (--pullback 1, safety.PULLBACK) on NB-LR 0.758 vs 0.753: noise.
+its next sentence read with it (--pullback 1, safety.PULLBACK) on NB-LR 0.758 vs 0.753: noise;
+on all twenty folds with both learners and bare 0.2, 0.838 at 0.69 vs 0.831 at 0.71 (train9
+fpr 0.13 vs 0.14; train13 0.76 vs 0.74): small, not kept.
 `--folds` runs a subset, `--jobs 2` two folds at once, `--cache DIR` keeps each fold's model
 (keyed by its rows and the classifier's code) so a screen-side change re-scores without
 training; several learners are cached one by one and joined; `--dump FILE` keeps every fold's
