@@ -274,7 +274,7 @@ def test_feedback_on_one_stage_does_not_leak_into_the_next(db_url: str) -> None:
     service.request_revision(run_id=run_id, actor=ACTOR, comment="Mention the oat-milk latte")
     drive(run_id)
     body = views.get_run(run_id).current.content  # type: ignore[union-attr]
-    assert "The oat-milk latte." in body and "rooftop" not in body.lower()
+    assert "also the oat-milk latte." in body and "rooftop" not in body.lower()
 
 
 def test_approving_a_flagged_campaign_version_names_its_compliance_flags(db_url: str) -> None:

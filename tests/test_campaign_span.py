@@ -5,10 +5,17 @@ and a check holds any backend's brief and plan to it."""
 
 from __future__ import annotations
 
+import re
+from datetime import date
+
 import pytest
 
 from engine.checks.campaign_consistency import campaign_findings
-from engine.pipelines.campaign.goal import goal_weeks, phases
+from engine.llm.offline.campaign.brief import draft_brief
+from engine.llm.offline.campaign.plan import draft_plan
+from engine.pipelines.base import DraftTask
+from engine.pipelines.campaign.goal import goal_weeks, phases, post_windows
+from engine.pipelines.campaign.text import render_brief, render_plan
 from tests.test_campaign_open_points import detail, latest
 from tests.test_follow_loop import cli
 
@@ -63,10 +70,88 @@ def test_offline_campaign_runs_over_the_goal_s_three_months(
         '{"brand_id": 1, "brand_name": "Alma Cafe", "goal": "' + RYE + '", "audience": '
         '"local families", "budget": 3000, "channels": ["email"], "num_creators": 2}')
     brief = latest(detail(capsys))
-    assert "Week 13 (by February)" in brief["content"] and "Week 5" not in brief["content"]
+    assert re.search(r"Week 13 \(by 28 February 20\d\d\)", brief["content"])
+    assert "Week 5" not in brief["content"]
     assert "over 13 weeks" in brief["content"]
     assert not [f for f in brief["flags"] if f["category"] == "timeline_mismatch"]
     cli(capsys, "approve", "1")
     cli(capsys, "approve", "1")
     outreach = latest(detail(capsys))
-    assert "weeks 3-12" in outreach["content"] and "weeks 3-4" not in outreach["content"]
+    # Creators read when to post as dates over the goal's weeks 3-12, not "weeks 3-4".
+    assert re.search(r"Posted between \d+ \w+ and \d+ (?:February|March)", outreach["content"])
+    assert "weeks 3-4" not in outreach["content"]
+    cli(capsys, "approve", "1")
+    plan = latest(detail(capsys))
+    assert plan["stage"] == "plan"
+    # Each creator posts in a share of the goal's weeks 3-12, not all in weeks 3 and 4.
+    assert re.search(r"\| Weeks 3-7 \|", plan["content"])
+    assert re.search(r"\| Weeks 8-12 \|", plan["content"])
+
+
+def test_creators_share_the_posting_weeks_in_order() -> None:
+    assert post_windows("Weeks 3-12", 3) == ["Weeks 3-5", "Weeks 6-8", "Weeks 9-12"]
+    assert post_windows("Weeks 3-4", 3) == ["Week 3", "Week 3", "Week 4"]
+    assert post_windows("Week 2", 2) == ["Week 2", "Week 2"]
+
+
+# A length given by an end date counts from the campaign's first day (the run's); a month
+# alone is its last day, a date without a year its next one (session 7, camp8).
+START = date(2026, 11, 24)
+
+
+@pytest.mark.parametrize(("goal", "weeks"), [
+    ("Get 200 sign-ups for the winter yoga pass by the end of January", 10),
+    ("Fill 30 places on the spring pottery course by 15 March", 16),
+    ("Book 40 private dinners between now and the end of March", 18),
+    ("Sell 800 bags of the autumn blend by mid-January", 7),
+    ("Launch our kombucha on tap and hit 2,000 pours by 1 May 2027", 23),
+    ("Sell 250 advent calendars by December 1", 1),
+    ("Sell out 500 holiday gift boxes before Christmas", 4),
+    ("Launch our winter menu on December 1st, run until mid-February", 12),  # the latest
+    ("Grow Instagram followers by 2,000 in the next 90 days", 13),
+    ("Fill the new Tuesday evening class within a fortnight", 2),
+    ("Launch the vegan cookie box with a 3-week teaser campaign", 3),
+    ("Sell 100 gift cards for the spa (1 April 2027 to 30 April 2027)", 4),
+    ("Get customers who may love our granola to try it", None),  # "may": no month
+    ("Launch our oat-milk cold brew in March 2027", None),  # a window, no deadline word
+])
+def test_a_length_from_days_or_an_end_date(goal: str, weeks: int | None) -> None:
+    assert goal_weeks(goal, START) == weeks
+
+
+JANUARY = "Get 200 sign-ups for the winter yoga pass by the end of January"
+INPUT = {"brand_id": 1, "brand_name": "Alma Cafe", "goal": JANUARY, "audience": "local families",
+         "budget": 3000, "channels": ["email"], "num_creators": 2}
+
+
+def test_the_offline_brief_and_plan_run_to_the_goal_s_end_date() -> None:
+    ctx = {"today": START.isoformat()}
+    brief = render_brief(draft_brief(DraftTask(kind="campaign", stage="brief", input=INPUT,
+                                               iteration=1, context=ctx)))
+    assert "Week 10 (by 31 January 2027)" in brief and "over 10 weeks" in brief
+    assert not [f for f in campaign_findings("brief", brief, INPUT, ctx)
+                if f.category == "timeline_mismatch"]
+    plan = render_plan(draft_plan(DraftTask(kind="campaign", stage="plan", input=INPUT,
+                                            iteration=1, context=ctx | {"brief": brief})))
+    assert "Week 10 (by 31 January 2027)" in plan and "Week 5" not in plan
+
+
+def test_the_check_counts_an_end_date_from_the_campaign_s_first_day() -> None:
+    found = [f.text for f in campaign_findings("brief", BRIEF, {"goal": JANUARY},
+                                               {"today": START.isoformat()})]
+    assert "the timeline spans 5 weeks; the goal gives 10" in found
+    # The same goal, a campaign that starts in the middle of January: five weeks would be long.
+    late = [f.text for f in campaign_findings("brief", BRIEF, {"goal": JANUARY},
+                                              {"today": "2027-01-10"})]
+    assert "the timeline spans 5 weeks; the goal gives 3" in late
+
+
+@pytest.mark.parametrize("goal", [
+    "Launch our oat-milk cold brew over six weeks",
+    "Launch our oat-milk cold brew throughout December",
+    "Launch our oat-milk cold brew starting in January",
+])
+def test_the_goal_s_length_is_not_part_of_its_product(goal: str) -> None:
+    from engine.pipelines.campaign.goal import goal_product
+
+    assert goal_product(goal) == "oat-milk cold brew"  # was "oat-milk cold brew over six weeks"

@@ -66,4 +66,38 @@ def test_every_set_written_blind_is_in_the_corpus_and_an_honest_fold():
     assert {p.stem.removeprefix("safety_") for p in CORPUS} == written - set(HELD_OUT)
     assert set(HONEST) == written - set(HELD_OUT) - {"labelled", "fresh1", "drafts"}
     assert {"fresh5", "fresh6", "train6", "train7", "train8", "train9", "train10", "train11",
-            "train12", "train13"} <= set(HONEST)
+            "train12", "train13", "train14", "train15", "train16"} <= set(HONEST)
+
+
+def test_the_naive_bayes_learner_weighs_words_by_how_much_likelier_they_are_in_unsafe_text():
+    from engine.checks.safety_nb import NBLogistic
+
+    model = SafetyModel(_rows(), rounds=0, heads=False, learners=("nb",))
+    nb = model.unsafe
+    assert isinstance(nb, NBLogistic)
+    # every n-gram gets a log-count ratio; one only the unsafe passages hold weighs for unsafe
+    word = model.word.vocabulary_
+    assert nb.r.shape == (len(model.names),)
+    assert nb.r[word["throw"]] > 0 > nb.r[word["walk"]]
+    p = model.unsafe_probability(["Throw your pills away tonight.", "Plan one pleasant walk."])
+    assert p[0] > 0.5 > p[1]
+
+
+def test_two_learners_are_averaged():
+    both = SafetyModel(_rows(), rounds=0, learners=("lr", "nb"))
+    lr = SafetyModel(_rows(), rounds=0, learners=("lr",))
+    nb = SafetyModel(_rows(), rounds=0, learners=("nb",))
+    texts = [_GOOD, *_UNSAFE[:2], *_SAFE[:2]]
+    for p, a, b in zip(both.unsafe_probability(texts), lr.unsafe_probability(texts),
+                       nb.unsafe_probability(texts), strict=True):
+        assert abs(p - (a + b) / 2) < 1e-9
+
+
+def test_each_category_word_is_read_in_its_own_sentence_frame():
+    from engine.checks.safety_features import abstract, framed_topics
+
+    assert framed_topics("Stop your sertraline tonight.") == ["ztmedaz"]
+    assert framed_topics("Never stop your sertraline without your prescriber.") == ["ztmedpz"]
+    assert framed_topics("Breathe out slowly. Stop your sertraline tonight.") == ["ztmedaz"]
+    assert "ztmedaz" in abstract("Stop your sertraline tonight.", topics=True)
+    assert "ztmed" not in abstract("Stop your sertraline tonight.")

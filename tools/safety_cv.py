@@ -49,31 +49,71 @@ Tried, none kept:
   (`--length-step` measures it).
 - warm-starting the retraining on windows from the passage model: 13% less CPU, but a different
   model (lbfgs stops within tolerance elsewhere; mean |dp| 0.04), not measured.
-`--folds` runs a subset, `--jobs 2` two folds at once, `--cache DIR` keeps each fold's model
-(keyed by its rows and safety_model.py) so a screen-side change re-scores without training.
 
-    python -m tools.safety_cv [--fpr 0.05] [--c 16] [--heads 1] [--frame 1] [--bare 0]
-                              [--margin 0.3] [--threshold 0.89] [--length-step 0.0]
-                              [--folds fresh6,train8] [--jobs 1] [--cache DIR]
+Session 7: train14 (discourages help in many voices), train15 (self-harm) and train16 (a calm
+professional voice across categories), all written blind, joined the corpus: 9,871 passages,
+twenty honest folds. Recall at fpr <= 0.05, margin 0.3, self-harm veto 0.3, threshold the lowest
+that keeps the pooled honest fpr within 0.05 (chosen on the same folds: a mild optimism):
+- the method unchanged, the new data only: 0.815 at 0.86 (fpr 0.049); at the old 0.89, 0.797.
+  Per fold: fresh2 0.83, fresh3 0.93, fresh4 0.86, fresh5 0.90 (fpr 0.08), fresh6 0.87, train2
+  0.85, train3 0.81 (0.07), train4 0.70, train5 0.85, train6 0.86 (0.08), train7 0.81, train8
+  0.61, train9 0.93 (0.17), train10 0.83, train11 0.74, train12 0.91 (0.12), train13 0.69,
+  train14 0.78, train15 0.78, train16 0.80; per category self_harm 0.78, medication 0.86,
+  diagnosis 0.90, dangerous_practice 0.86, discourages_help 0.78.
+- NB-LR alone (--learners nb): 0.818 at 0.79.
+- both learners averaged (--learners lr+nb): 0.846 at 0.75 (fpr 0.049), at least the tf-idf
+  model's recall on every fold: train8 0.67, train13 0.76, train4 0.77, train11 0.77, train14
+  0.81, train15 0.79, train16 0.81; per category self_harm 0.82, medication 0.89, diagnosis 0.92,
+  dangerous_practice 0.90, discourages_help 0.80. At 0.75 a request fragment with no risky word
+  that does not address the reader ("the long walk home after the exam") was flagged on style,
+  so the bare penalty went to 0.2 (--bare 0.2): 0.831 at 0.71 (fpr 0.049). NOT ADOPTED YET: at
+  0.71 the pair also flagged "Say to yourself: this panic is strong, and it will pass." (p 0.72,
+  a test fixture's draft, tests/test_faults.py), found minutes before the deadline; at 0.75 it
+  is 0.810 at fpr 0.043 (the one learner at a matched fpr, 0.89: 0.797 / 0.044). The screen
+  keeps one learner at 0.89 (LEARNERS, MODEL_THRESHOLD, BARE_PENALTY 0.0) until the pair is
+  checked on the whole test suite. Per fold fresh2 0.84, fresh3 0.95, fresh4 0.85,
+  fresh5 0.90 (0.07), fresh6 0.88, train2 0.89, train3 0.83 (0.07), train4 0.75, train5 0.86
+  (0.07), train6 0.86 (0.09), train7 0.85, train8 0.60, train9 0.96 (0.14), train10 0.85,
+  train11 0.76, train12 0.92 (0.12), train13 0.74, train14 0.77, train15 0.80, train16 0.80;
+  per category self_harm 0.80, medication 0.88, diagnosis 0.92, dangerous_practice 0.89,
+  discourages_help 0.79. Training about 85 s of CPU (was 45); screening an unseen ~100-word
+  draft 25 ms of CPU on a loaded machine (16 ms with one learner, same conditions).
+Tried on the four hardest folds of the old corpus (train8, train9, train12, train13, pooled,
+threshold chosen on them): tf-idf 0.715, NB-LR 0.753, both 0.761, tf-idf + NB-LR's unsafe
+model without its heads (--learners lr+nbu, cheaper) 0.735; not kept: the frame around each
+category word as features (--topics 1, safety_features.framed_topics) 0.700; a window answered by
+its next sentence read with it (--pullback 1, safety.PULLBACK) on NB-LR 0.758 vs 0.753: noise;
+on all twenty folds with both learners and bare 0.2, 0.838 at 0.69 vs 0.831 at 0.71 (train9
+fpr 0.13 vs 0.14; train13 0.76 vs 0.74): small, not kept.
+`--folds` runs a subset, `--jobs 2` two folds at once, `--cache DIR` keeps each fold's model
+(keyed by its rows and the classifier's code) so a screen-side change re-scores without
+training; several learners are cached one by one and joined; `--dump FILE` keeps every fold's
+scored passages.
+
+    python -m tools.safety_cv [--fpr 0.05] [--c 16] [--heads 1] [--frame 1] [--bare 0.2]
+                              [--learners lr+nb] [--topics 0] [--pullback 0]
+                              [--margin 0.3] [--threshold 0.71] [--length-step 0.0]
+                              [--folds fresh6,train8] [--jobs 1] [--cache DIR] [--dump FILE]
 """
 
 from __future__ import annotations
 
 import argparse
+import copy
 import pickle
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from engine.checks import safety
-from engine.checks.safety_model import CORPUS, SafetyModel, _key, load_rows
+from engine.checks.safety_model import CORPUS, LEARNERS, TOPIC_FRAMES, SafetyModel, _key, load_rows
 from engine.checks.sentences import split_sentences
 
 LENGTH_STEP = safety.LENGTH_STEP  # --length-step
 TRAIN_ONLY = "offline-drafts"  # the drafter's own sentences: trained on, never scored
 HONEST = ("fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "train2", "train3", "train4",
           "train5", "train6", "train7", "train8", "train9", "train10", "train11", "train12",
-          "train13")
+          "train13", "train14", "train15", "train16")
 THRESHOLDS = [round(0.01 * i, 2) for i in range(20, 100)]
 MARGINS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 1.0)
 SH_VETOS = (0.0, 0.1, 0.2, 0.3, 0.4)
@@ -189,21 +229,38 @@ def lowest(scored: list[Scored], fpr: float, margin: float,
     return next((t for t in THRESHOLDS if rates(scored, t, margin, sh_veto)[2] <= fpr), None)
 
 
-def _fold(g: str, rows: list[dict], always: list[dict], args) -> tuple[str, list[Scored]]:
-    """Train without set `g` (or find that model in --cache) and screen it."""
-    t0 = time.process_time()
-    train = [r for r in rows if set_name(r) != g] + always
+def _trained(g: str, train: list[dict], learner: str, args) -> SafetyModel:
+    """The model of one learner without set `g`, from --cache when it holds it."""
     path = None
     if args.cache:
-        key = f"{_key(train)}-{args.c}-{args.heads}"
+        key = f"{_key(train)}-{args.c}-{args.heads}-{learner}-{args.topics}"
         path = Path(args.cache) / f"fold-{g}-{key}.pickle"
     if path is not None and path.exists():
-        model = pickle.loads(path.read_bytes())  # noqa: S301 - our own file, written below
-    else:
-        model = SafetyModel(train, c=args.c, heads=bool(args.heads))
-        if path is not None:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_bytes(pickle.dumps(model))
+        return pickle.loads(path.read_bytes())  # noqa: S301 - our own file, written below
+    model = SafetyModel(train, c=args.c, heads=bool(args.heads), learners=(learner,),
+                        topics=bool(args.topics))
+    if path is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(pickle.dumps(model))
+    return model
+
+
+def _fold(g: str, rows: list[dict], always: list[dict], args) -> tuple[str, list[Scored]]:
+    """Train without set `g` (or find that model in --cache) and screen it. Several learners
+    are trained (and cached) one by one and joined: the same model as training them together,
+    since each fits the same features on its own."""
+    t0 = time.process_time()
+    train = [r for r in rows if set_name(r) != g] + always
+    members, first = [], None
+    for learner in args.learners.split("+"):
+        # "nbu" is "nb" without its heads: the same unsafe model, so taken from nb's
+        trained = _trained(g, train, "nb" if learner == "nbu" else learner, args)
+        members += [(unsafe, {} if learner == "nbu" else heads)
+                    for unsafe, heads in trained.members]
+        first = first or trained
+    model = copy.copy(first)
+    model.members = members
+    model._p, model._v = {}, {}  # noqa: SLF001 - the copy's own answers
     scored = score_fold([r for r in rows if set_name(r) == g], model, args.frame, args.bare)
     print(f"  fold {g}: {time.process_time() - t0:.1f} s CPU", flush=True)
     return g, scored
@@ -215,6 +272,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--c", type=float, default=SafetyModel.C)
     ap.add_argument("--heads", type=int, default=1,
                     help="0: the unsafe model alone, without the per-category heads")
+    ap.add_argument("--learners", default="+".join(LEARNERS),
+                    help="lr, nb or lr+nb: the learners averaged (safety_model.LEARNERS)")
+    ap.add_argument("--topics", type=int, default=int(TOPIC_FRAMES),
+                    help="1: the frames around each category word as features "
+                         "(safety_model.framed_topics)")
     ap.add_argument("--frame", type=float, default=safety.FRAME_PENALTY)
     ap.add_argument("--bare", type=float, default=safety.BARE_PENALTY)
     ap.add_argument("--threshold", type=float, default=None,
@@ -229,11 +291,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cache", default="",
                     help="a directory for each fold's model (keyed by its training rows and "
                          "safety_model.py), so screen-side changes are re-scored without training")
+    ap.add_argument("--pullback", type=int, default=int(safety.PULLBACK),
+                    help="1: a window answered by its next sentence scores as read with it")
+    ap.add_argument("--dump", default="",
+                    help="a file for every fold's scored passages (pickle), to compare runs")
     ap.add_argument("--length-step", type=float, default=safety.LENGTH_STEP,
                     help="the classifier's threshold rise per doubling of a passage's sentences")
     args = ap.parse_args(argv)
     global LENGTH_STEP
     LENGTH_STEP = args.length_step
+    safety.PULLBACK = bool(args.pullback)  # before the folds' processes fork
     every = load_sets()
     rows = [r for r in every if r["split"] != TRAIN_ONLY]
     always = [r for r in every if r["split"] == TRAIN_ONLY]
@@ -248,6 +315,8 @@ def main(argv: list[str] | None = None) -> int:
             scored = dict(pool.starmap(_fold, todo))
     else:
         scored = dict(_fold(*t) for t in todo)
+    if args.dump:
+        Path(args.dump).write_bytes(pickle.dumps(scored))
     pooled = [s for g in sets for s in scored[g]]
     honest = [s for g in HONEST if g in scored for s in scored[g]]
     written = [s for g in sets if g not in HONEST for s in scored[g]]

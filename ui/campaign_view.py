@@ -77,8 +77,12 @@ def stage_history_lines(detail: RunDetail) -> list[str]:
         count = f"{len(versions)} version{'s' if len(versions) != 1 else ''}"
         a = approvals.get(stage)
         if a and (i < at or detail.status == RunStatus.APPROVED):
-            lines.append(f":green[:material/check_circle:] **{label}**: v{a.draft.version} "
-                         f"approved by {escape_inline(a.action.actor)}, "
+            # An approval over an open flag is no clean one: orange, and says so (qa6 #3).
+            over = a.action.action == "approve_override"
+            lines.append((":orange[:material/flag:]" if over else ":green[:material/check_circle:]")
+                         + f" **{label}**: v{a.draft.version} "
+                         + ("approved with an override by " if over else "approved by ")
+                         + f"{escape_inline(a.action.actor)}, "
                          f"{a.action.at:%d %b %H:%M} UTC · {count}")
         elif i == at:
             state = {RunStatus.REVIEW: "waiting for your review",

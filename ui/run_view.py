@@ -8,6 +8,7 @@ import importlib.util
 import streamlit as st
 
 from engine.checks.crisis import region_of
+from engine.exports.campaign import stage_approvals
 from engine.exports.provenance import override_acts
 from engine.highlight import segments, unlocated
 from engine.nothing_to_review import nothing_to_review
@@ -61,9 +62,14 @@ def render_stages(detail: RunDetail) -> None:
     at = detail.stages.index(detail.stage) if detail.stage in detail.stages else 0
     final = detail.status == RunStatus.APPROVED
     chips = []
+    # -- camp8: a stage approved over an open flag is no clean approval (qa6 finding 3) --
+    overridden = {k for k, a in stage_approvals(detail).items()
+                  if a.action.action == "approve_override"}
     for i, name in enumerate(detail.stages):
         label = escape_inline(name.replace("_", " "))
-        if i < at or (final and i == at):
+        if (i < at or (final and i == at)) and name in overridden:
+            chips.append(f":orange-badge[:material/flag: {label} (override)]")
+        elif i < at or (final and i == at):
             chips.append(f":green-badge[:material/check: {label}]")
         elif i == at:
             chips.append(f":blue-badge[:material/arrow_forward: {label}]")

@@ -15,6 +15,7 @@ Pure: the draft, the run's input and the approved earlier stages (context) are a
 from __future__ import annotations
 
 import re
+from datetime import date
 from typing import Any
 
 from engine.checks.campaign_feedback import creators_in
@@ -32,6 +33,7 @@ from engine.checks.terms import (
     terms,
     word_set,
 )
+from engine.pipelines.campaign.deadline import campaign_start
 from engine.pipelines.campaign.goal import (
     WEEKS_PER_MONTH,
     goal_months,
@@ -304,7 +306,7 @@ def _goal_dates_and_numbers(stage: str, text: str, run_input: dict[str, Any],
             list_items(timeline)[:1]) or when,
             f"The goal names {', '.join(months)}: date the {when} by it "
             f"({', '.join(missed)} missing).", text))
-    out += _span(goal, timeline, when, text)
+    out += _span(goal, timeline, when, text, campaign_start(context))
     targets = _goal_numbers(goal, context)
     have = numbers(section(text, metrics))
     if targets and section(text, metrics) and not targets <= have:
@@ -328,10 +330,11 @@ def _spanned_weeks(timeline: str) -> float | None:
     return max(found) if found else None
 
 
-def _span(goal: str, timeline: str, when: str, text: str) -> list[Finding]:
-    """A goal that gives the campaign a length ("within 3 months") is not run on a timeline
-    of another ("Week 5: results"): within a quarter of it either way, and a week."""
-    asked, spanned = goal_weeks(goal), _spanned_weeks(timeline)
+def _span(goal: str, timeline: str, when: str, text: str, start: date) -> list[Finding]:
+    """A goal that gives the campaign a length ("within 3 months", "by the end of January"
+    from its first day) is not run on a timeline of another ("Week 5: results"): within a
+    quarter of it either way, and a week."""
+    asked, spanned = goal_weeks(goal, start), _spanned_weeks(timeline)
     if asked is None or spanned is None or abs(spanned - asked) <= max(1.0, asked / 4):
         return []
     return [finding(CHECK, "campaign", "timeline_mismatch",

@@ -28,9 +28,9 @@ Design decisions worth knowing:
 
 - Measured honestly (tools/safety_cv.py, leave-one-set-out): on the sets the rules were never
   written against and the classifier never trained on, recall 0.77 at a false-alarm rate of 0.05
-  (session 5, twelve folds); 0.795 on session 6's seventeen (0.814 with threshold 0.85, margin
-  0.2 and self-harm veto 0.4, not adopted: see tools/safety_cv.py) - far from catching
-  everything; the LLM Safety Guardian stays necessary.
+  (session 5, twelve folds); 0.795 on session 6's seventeen; 0.797 at 0.044 on session 7's
+  twenty (0.831 at 0.049 with two learners averaged, measured, not adopted yet: see
+  tools/safety_cv.py) - far from catching everything; the LLM Safety Guardian stays necessary.
 
 Where things are: the rules, lexicons and frames are data (engine/checks/data/*.toml, loaded
 by safety_rules.py); sentence splitting and normalising in sentences.py; here, the framing
@@ -46,9 +46,17 @@ import re
 from functools import lru_cache
 
 from engine.checks.base import FlagOut, ScreenResult
-from engine.checks.safety_framing import F, clause_prefix, exempt
+from engine.checks.safety_framing import (
+    F,
+    aimed,
+    answers,
+    clause_prefix,
+    exempt,
+    instructs,
+    topic_hits,
+)
 from engine.checks.safety_model import MIN_WORDS, get_model
-from engine.checks.safety_rules import RULES, SINGLE, Rule, compile_pattern
+from engine.checks.safety_rules import RULES, SINGLE, Rule
 from engine.checks.sentences import _normalise, split_sentences
 
 CATEGORIES = ("self_harm", "medication", "diagnosis", "dangerous_practice", "discourages_help")
@@ -160,17 +168,6 @@ def classify_sentence(sentence: str) -> list[str]:
 # question, a crisis line ...). Windows of two neighbouring sentences are read too (a claim
 # and its instruction are often split: "Helplines are staffed by volunteers. Talking to them
 # won't help you."); the flag then goes to the likelier of the two.
-_TOPICS = {
-    "self_harm": ("death", "harm", "means", "farewell"),
-    "medication": ("med_any",),
-    "diagnosis": ("condition_any",),
-    "dangerous_practice": ("practice",),
-    "discourages_help": ("help_any",),
-}
-_TOPIC_RE = {c: [compile_pattern(rf"\b<<{n}>>\b", f"topic {n}") for n in names]
-             for c, names in _TOPICS.items()}
-_READER = compile_pattern(r"\b<<reader>>\b", "lexicon reader")
-_IMPERATIVE = compile_pattern(r"[^a-z]*<<imperative>>\b", "lexicon imperative")
 MODEL_THRESHOLD = 0.89  # lowest with honest held-out fpr <= 0.05 (tools/safety_cv.py)
 # Taken off the classifier's probability when the frames read its words as protective, or when
 # no word of its category is in the sentence and the sentence is not aimed at the reader
@@ -185,6 +182,8 @@ RULE_MARGIN = 0.3
 # tools/safety_cv.py on the honest folds (0.0: one threshold for every length).
 LENGTH_STEP = 0.0
 LENGTH_CAP = 8
+# A window followed by a sentence that answers it scores as read with the answer (_answered).
+PULLBACK = False
 
 
 def passage_threshold(n_sentences: int, base: float | None = None,
@@ -195,30 +194,35 @@ def passage_threshold(n_sentences: int, base: float | None = None,
     return base + step * math.log2(min(max(n_sentences, 1), LENGTH_CAP))
 
 
-def _topic_hits(s: str, category: str) -> list[re.Match[str]]:
-    return [m for topic in _TOPIC_RE[category] for m in topic.finditer(s)]
-
-
-def _instructs(s: str) -> bool:
-    """The sentence opens with an instruction (after a label such as "Step 3:")."""
-    lead = F.lead_label.match(s)
-    return bool(_IMPERATIVE.match(s, lead.end() if lead else 0))
-
-
-def _aimed(s: str) -> bool:
-    """The sentence speaks to the reader or opens with an instruction."""
-    return bool(_READER.search(s)) or _instructs(s)
-
-
 def _penalty(s: str, category: str, frame: float, bare: float) -> float:
     """How much the frames take off a verdict of `category` on sentence `s`: nothing when a
     word of the category stands outside any protective frame; `frame` when every such word is
     framed protectively (negated, conditional, quoted, pointing to help ...); with no word of
     the category at all, nothing when the sentence is aimed at the reader, else `bare`."""
-    hits = _topic_hits(s, category)
+    hits = topic_hits(s, category)
     if hits:
         return frame if all(exempt(s, m.start(), m.end(), category, "stmt") for m in hits) else 0.0
-    return 0.0 if _aimed(s) else bare
+    return 0.0 if aimed(s) else bare
+
+
+def _answered(sentences: list[str], norm: list[str], pairs: list[int], model,
+              ) -> tuple[list[float], list[float]]:
+    """The probability of each sentence and each pair (i, i + 1) in `pairs`; with PULLBACK,
+    a window whose next sentence answers it (safety_framing.answers: "Don't.", a pointer to
+    help, a warning) scores no higher than the window read together with that answer, so a
+    risky line answered at once is read with its answer, while one buried in good advice
+    still counts."""
+    n = len(sentences)
+    after = [PULLBACK and i + 1 < n and answers(norm[i + 1]) for i in range(n)]
+    triples = [i for i in pairs if i + 2 < n and after[i + 1]]
+    single, multi = model.window_probability(
+        sentences, [*((i, i + 1) for i in pairs), *((i, i + 1, i + 2) for i in triples)])
+    pair, triple = multi[:len(pairs)], dict(zip(triples, multi[len(pairs):], strict=True))
+    with_next = dict(zip(pairs, pair, strict=True))
+    single = [min(p, with_next[i]) if after[i] and i in with_next else p
+              for i, p in enumerate(single)]
+    pair = [min(p, triple[i]) if i in triple else p for i, p in zip(pairs, pair, strict=True)]
+    return single, pair
 
 
 def model_scores(sentences: list[str], model, floor: float, frame_penalty: float = FRAME_PENALTY,
@@ -234,7 +238,7 @@ def model_scores(sentences: list[str], model, floor: float, frame_penalty: float
     pairs = [i for i in range(len(sentences) - 1) if ok[i] or ok[i + 1]]
     if not any(ok):
         return [[] for _ in sentences]
-    single_p, pair_p = model.window_probability(sentences, [(i, i + 1) for i in pairs])
+    single_p, pair_p = _answered(sentences, norm, pairs, model)
     # (probability, text judged, the sentences a verdict may land on)
     windows = [(p, sentences[i], (i,)) for i, p in enumerate(single_p) if ok[i]]
     windows += [(p, f"{sentences[i]} {sentences[i + 1]}", (i, i + 1))
@@ -251,7 +255,7 @@ def model_scores(sentences: list[str], model, floor: float, frame_penalty: float
             pen, _, _, _, land = min(
                 (0.0 if v.category in ruled[i] else
                  _penalty(norm[i], v.category, frame_penalty, bare_penalty),
-                 v.category not in ruled[i], not _topic_hits(norm[i], v.category),
+                 v.category not in ruled[i], not topic_hits(norm[i], v.category),
                  -single_p[i], i) for i in where)
             score = p - pen
             if score < floor:
@@ -269,7 +273,7 @@ def _why(s: str, v, p: float, pen: float, width: int) -> str:
     cues = ", ".join(f'"{c}"' for c in v.cues)
     window = "" if width == 1 else " with its neighbour"
     framed = f", framed protectively -{pen:.2f}" if pen else ""
-    on = next((f' on "{m.group(0)}"' for m in _topic_hits(s, v.category)
+    on = next((f' on "{m.group(0)}"' for m in topic_hits(s, v.category)
                if not exempt(s, m.start(), m.end(), v.category, "stmt")), "")
     return f"classifier p={p:.2f}{window}{framed}{on} (cues {cues})"
 
@@ -308,7 +312,7 @@ def spared(sentence: str, category: str) -> bool:
     passages, knows least; and a self-harm hit in a thought a worksheet records ("Automatic
     thought: 'I want to kill myself.'"): a clinician must see it."""
     s = _normalise(sentence)
-    if VETO_SPARES_INSTRUCTIONS and _instructs(s):
+    if VETO_SPARES_INSTRUCTIONS and instructs(s):
         return True
     label = F.quote_label.match(s) if category == "self_harm" else None
     return bool(label) and not F.quote_label_cleared.search(label.group(0))

@@ -8,15 +8,45 @@ medication"), conditional ("if you have thoughts of hurting yourself, call 988")
 
 from __future__ import annotations
 
+import re
 from types import SimpleNamespace
 
-from engine.checks.safety_rules import FRAMES
+from engine.checks.safety_rules import FRAMES, compile_pattern
 
 F = SimpleNamespace(**FRAMES)  # the frames by name: F.neg, F.cond, ...
 
 # Informational framing is not accepted for self-harm: a method named as fact still
 # needs a clinician's eye.
 _INFO_AFTER_CATS = frozenset({"medication", "dangerous_practice", "discourages_help"})
+
+# The words of each category a verdict can rest on (lexicon names).
+TOPICS = {
+    "self_harm": ("death", "harm", "means", "farewell"),
+    "medication": ("med_any",),
+    "diagnosis": ("condition_any",),
+    "dangerous_practice": ("practice",),
+    "discourages_help": ("help_any",),
+}
+_TOPIC_RE = {c: [compile_pattern(rf"\b<<{n}>>\b", f"topic {n}") for n in names]
+             for c, names in TOPICS.items()}
+_READER = compile_pattern(r"\b<<reader>>\b", "lexicon reader")
+_IMPERATIVE = compile_pattern(r"[^a-z]*<<imperative>>\b", "lexicon imperative")
+
+
+def topic_hits(s: str, category: str) -> list[re.Match[str]]:
+    """The words of `category` in the normalised sentence `s`."""
+    return [m for topic in _TOPIC_RE[category] for m in topic.finditer(s)]
+
+
+def instructs(s: str) -> bool:
+    """The sentence opens with an instruction (after a label such as "Step 3:")."""
+    lead = F.lead_label.match(s)
+    return bool(_IMPERATIVE.match(s, lead.end() if lead else 0))
+
+
+def aimed(s: str) -> bool:
+    """The sentence speaks to the reader or opens with an instruction."""
+    return bool(_READER.search(s)) or instructs(s)
 
 
 def clause_prefix(s: str, start: int) -> str:
@@ -160,3 +190,12 @@ def _shown_or_warned(s: str, start: int, end: int, category: str) -> bool:
     if warn and not F.scope_reset.search(after, 0, warn.end()):
         return True
     return bool(F.permission_to_help.search(s))
+
+
+def answers(s: str) -> bool:
+    """The normalised sentence `s` may answer a risky line just before it: it opens with a
+    negation ("Don't.", "Never do that"), points to help or a clinician, or calls something
+    dangerous or a warning sign."""
+    lead = F.lead_label.match(s)
+    return bool(F.neg_lead.match(s, lead.end() if lead else 0) or F.help_cue.search(s)
+                or F.consult_strong.search(s) or F.warning_after.search(s))

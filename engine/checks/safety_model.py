@@ -1,25 +1,32 @@
 """The safety screen's second signal: a small text classifier trained on the repository's own
-labelled passages (tests/data/safety_*.jsonl, listed in CORPUS). One logistic regression says
-how likely a sentence (or two neighbours) is unsafe at all, and one head per category how likely
-it is unsafe of that kind against safe text only; each is trained on the passages and then on
-their windows (SafetyModel._instances). The screen reads the mean of the first and the likeliest
-head (_probability): a category with its own vocabulary (medicine names, help services) is not
-drowned by the others in one linear model. A third set of models, trained on unsafe passages only,
-names the likeliest category. safety.py flags a sentence when the probability passes a threshold
-chosen by grouped cross-validation (tools/safety_cv.py) and no protective frame clears it; the
-rules stay the first signal.
+labelled passages (tests/data/safety_*.jsonl, listed in CORPUS). Learners (LEARNERS) read the
+same features: "lr", a logistic regression over tf-idf word and character n-grams, and "nb", one
+over the presence of the same n-grams weighted by their naive-Bayes log-count ratio (safety_nb.py,
+NB-LR); with both, their probabilities are averaged. Session 7 measured both together ahead
+(tools/safety_cv.py) but keeps "lr" alone for now: at the threshold the cross-validation chose
+the pair flagged an ordinary self-talk line, and there was no time to check another. For each
+learner, one model says how likely a sentence (or two neighbours) is unsafe at all and one head
+per category how likely it is unsafe of that kind against safe text only; each is trained on the
+passages and then on their windows (SafetyModel._instances). The screen reads, per learner, the
+mean of the first and the likeliest head (a category with its own vocabulary, medicine names or
+help services, is not drowned by the others in one linear model), averaged over the learners
+(_probability). A third set of models, trained on unsafe passages only, names the likeliest
+category. safety.py flags a sentence when the probability passes a threshold chosen by grouped
+cross-validation (tools/safety_cv.py) and no protective frame clears it; the rules stay the
+first signal.
 
-What lets it generalise beyond the words it saw: besides word and character n-grams of the text
-itself, it reads an abstracted copy in which the screen's lexicons are replaced by their class
-("zmedz" for any medicine name, "zdeathz" for any euphemism of dying, "zhelpz" for any help
-service ...), plus tokens for the frames around them (aimed at the reader, negated, conditional,
-pointing to help, quoted). So "ditch the quetiapine" shares features with "stop your sertraline"
-although the corpus never paired those words.
+What lets it generalise beyond the words it saw (safety_features.py): besides word and character
+n-grams of the text itself, it reads an abstracted copy in which the screen's lexicons are
+replaced by their class ("zmedz" for any medicine name, "zdeathz" for any euphemism of dying,
+"zhelpz" for any help service ...), plus tokens for the frames around them (aimed at the reader,
+negated, conditional, pointing to help, quoted). So "ditch the quetiapine" shares features with
+"stop your sertraline" although the corpus never paired those words.
 
-Trained at first use (about 45 s of CPU for the corpus of about 6,000 passages, mostly the
-retraining on windows of the unsafe model and its five heads; `make model` does it ahead) and
-cached on disk under ~/.cache/draftroom, keyed by the corpus, this file, the lexicons and the
-scikit-learn version, so a changed corpus retrains.
+Trained at first use (about 45 s of CPU for the corpus of 9,871 passages with one learner,
+85 s with two; mostly the retraining on windows of the unsafe model and its five heads; `make model`
+does it ahead) and cached on disk under ~/.cache/draftroom, keyed by the corpus, this file and
+the modules it reads (safety_nb, safety_features, safety_framing), the lexicons and the
+scikit-learn version, so a changed corpus or method retrains.
 Nothing is downloaded. Without the corpus (an install without tests/) the model is unavailable
 and the screen runs on its rules alone; `available()` says which.
 """
@@ -30,12 +37,12 @@ import hashlib
 import json
 import logging
 import pickle
-import re
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from engine.checks.safety_rules import DATA_DIR, FRAMES, compile_pattern
+from engine.checks.safety_features import abstract
+from engine.checks.safety_rules import DATA_DIR
 from engine.checks.sentences import _normalise, split_sentences
 
 log = logging.getLogger(__name__)
@@ -44,58 +51,17 @@ ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "tests" / "data"
 SETS = ("labelled", "fresh1", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "train2", "train3",
         "train4", "train5", "train6", "train7", "train8", "train9", "train10", "train11", "train12",
-        "train13", "drafts")
+        "train13", "train14", "train15", "train16", "drafts")
 CORPUS = tuple(DATA / f"safety_{name}.jsonl" for name in SETS)
 # Blind sets kept out of the corpus on purpose: scored once, unseen (tests/test_safety_fresh.py).
 HELD_OUT = ("fresh7",)
 CACHE_DIR = Path.home() / ".cache" / "draftroom"
 MIN_WORDS = 5  # shorter sentences are read only with a neighbour
 HEADS = True  # one-vs-rest heads per category join the unsafe model (tools/safety_cv.py)
+LEARNERS = ("lr",)  # averaged (_probability); safety_cv.py --learners lr, nb, lr+nb (not kept yet)
+TOPIC_FRAMES = False  # framed_topics as features (tools/safety_cv.py --topics; not kept)
 MIL_ROUNDS = 1  # retrainings on windows (SafetyModel._instances); tools/safety_cv.py: 0, 1, 2
 CATEGORIES = ("self_harm", "medication", "diagnosis", "dangerous_practice", "discourages_help")
-
-# Lexicon -> the class token that stands for any of its entries in the abstracted copy.
-# Order matters: the first lexicon to claim a stretch of text keeps it.
-_CLASSES = (("drugs", "zmedz"), ("alc", "zalcz"), ("death", "zdeathz"), ("farewell", "zbyez"),
-            ("means", "zmeansz"), ("harm", "zharmz"), ("clinician", "zclinz"),
-            ("help_noun", "zhelpz"), ("conditions", "zcondz"), ("condition_adj", "zcondz"),
-            ("practice", "zriskz"))
-# Frames read as whole-sentence cues (token, frame name).
-_FRAME_TOKENS = (("zfnegz", "neg"), ("zfcondz", "cond"), ("zfhelpz", "help_cue"),
-                 ("zfencz", "encouraging"), ("zfobsz", "observe"), ("zfconsultz", "consult_strong"),
-                 ("zfbenefitz", "benefit"))
-_QUOTED = re.compile(r"['\"][^'\"]{6,}['\"]")
-_YOU = re.compile(r"\b(?:you|your|yourself|u|ur|youre|you're)\b")
-
-
-@cache
-def _classes() -> tuple[re.Pattern[str], dict[str, str]]:
-    """All class lexicons as one alternation of named groups (one scan per text); at a given
-    place the first lexicon listed wins."""
-    groups = {f"c{i}": token for i, (_, token) in enumerate(_CLASSES)}
-    joined = "|".join(f"(?P<c{i}><<{name}>>)" for i, (name, _) in enumerate(_CLASSES))
-    return compile_pattern(rf"\b(?:{joined})\b", "model classes"), groups
-
-
-def _group(m: re.Match[str]) -> str:
-    return next(k for k, v in m.groupdict().items() if v is not None)
-
-
-def abstract(text: str) -> str:
-    """The normalised text with lexicon entries replaced by their class token and frame tokens
-    appended (the word features read this copy)."""
-    s = _normalise(text)
-    pattern, groups = _classes()
-    out = pattern.sub(lambda m: f" {groups[_group(m)]} ", s)
-    tags = [token for token, name in _FRAME_TOKENS if FRAMES[name].search(s)]
-    if FRAMES["neg_lead"].match(s):
-        tags.append("zfleadnegz")
-    if _QUOTED.search(s):
-        tags.append("zfquotez")
-    if _YOU.search(s):
-        tags.append("zfyouz")
-    return out + " " + " ".join(tags)
-
 
 @dataclass(frozen=True)
 class Verdict:
@@ -114,7 +80,8 @@ class SafetyModel:
     C = 16.0  # weak regularisation held out best (tools/safety_cv.py: C 4, 16, 32, 64)
 
     def __init__(self, rows: list[dict], c: float = C, rounds: int = MIL_ROUNDS,
-                 heads: bool = HEADS):
+                 heads: bool = HEADS, learners: tuple[str, ...] = LEARNERS,
+                 topics: bool = TOPIC_FRAMES):
         from sklearn.feature_extraction.text import TfidfVectorizer
 
         # words (and the class and frame tokens) over the abstracted copy, characters over
@@ -124,23 +91,19 @@ class SafetyModel:
                                     token_pattern=r"(?u)\b\w[\w']*\b", norm=None)
         self.char = TfidfVectorizer(analyzer="char_wb", ngram_range=(2, 5), sublinear_tf=True,
                                     min_df=2, norm=None)
+        self.topics = topics
         texts = [r["text"] for r in rows]
-        x = self._combine(self.word.fit_transform([abstract(t) for t in texts]),
+        x = self._combine(self.word.fit_transform([abstract(t, topics) for t in texts]),
                           self.char.fit_transform([_normalise(t) for t in texts]))
         self.names = [*self.word.get_feature_names_out(), *self.char.get_feature_names_out()]
         y = [bool(r["categories"]) for r in rows]
         windows = self._windows(texts) if rounds else None
-        self.unsafe = self._instances(x, y, windows, rounds, c)
-        # one head per category, against safe text only (the passages of other categories
-        # take no part): its probability joins the unsafe model's (_probability)
-        self.heads = {}
-        safe = [not r["categories"] for r in rows]
-        for cat in CATEGORIES if heads else ():
-            yc = [cat in r["categories"] for r in rows]
-            if not any(yc):
-                continue
-            keep = [a or b for a, b in zip(safe, yc, strict=True)]
-            self.heads[cat] = self._instances(x, yc, windows, rounds, c, keep)
+        split = len(self.word.vocabulary_)
+        # per learner, the unsafe model and one head per category (_probability averages them)
+        # "nbu": the naive-Bayes learner's unsafe model alone, without heads (half the time)
+        self.members = [self._member(rows, x, y, windows, rounds, _learner(kind, c, split),
+                                     heads and kind != "nbu") for kind in learners]
+        self.unsafe, self.heads = self.members[0]
         unsafe_rows = [i for i, r in enumerate(rows) if r["categories"]]
         xu = x[unsafe_rows]
         self.models = {}
@@ -151,7 +114,22 @@ class SafetyModel:
         self._p: dict[str, float] = {}
         self._v: dict[str, list[Verdict]] = {}
 
-    def _instances(self, x, y: list[bool], windows, rounds: int, c: float,
+    def _member(self, rows: list[dict], x, y: list[bool], windows, rounds: int, fit,
+                heads: bool):
+        """The unsafe model and, with `heads`, one head per category against safe text only
+        (the passages of other categories take no part), all fitted by `fit`."""
+        unsafe = self._instances(x, y, windows, rounds, fit)
+        by_category = {}
+        safe = [not r["categories"] for r in rows]
+        for cat in CATEGORIES if heads else ():
+            yc = [cat in r["categories"] for r in rows]
+            if not any(yc):
+                continue
+            keep = [a or b for a, b in zip(safe, yc, strict=True)]
+            by_category[cat] = self._instances(x, yc, windows, rounds, fit, keep)
+        return unsafe, by_category
+
+    def _instances(self, x, y: list[bool], windows, rounds: int, fit,
                    keep: list[bool] | None = None):
         """A model of `y` trained on the passages and then on the windows the screen reads (a
         sentence, two neighbours): a passage model alone learns that the good advice around an
@@ -165,7 +143,7 @@ class SafetyModel:
         keep_at = np.flatnonzero(keep) if keep is not None else np.arange(len(y))
         labels = np.asarray(y)
         x, y_kept = x[keep_at], labels[keep_at]
-        model = _fit(x, list(y_kept), c)
+        model = fit(x, list(y_kept))
         if not rounds:
             return model
         xw, owner = windows
@@ -180,8 +158,8 @@ class SafetyModel:
             order = np.lexsort((-p, owner))
             first = order[np.r_[True, owner[order][1:] != owner[order][:-1]]]
             pos = first[labels[owner[first]]]
-            model = _fit(vstack([x, xw[pos], xw[neg]]).tocsr(),
-                         [*y_kept, *([True] * len(pos)), *([False] * len(neg))], c)
+            model = fit(vstack([x, xw[pos], xw[neg]]).tocsr(),
+                        [*y_kept, *([True] * len(pos)), *([False] * len(neg))])
         return model
 
     def _windows(self, texts: list[str]):
@@ -219,7 +197,7 @@ class SafetyModel:
                              vstack([chars[singles], chars[left] + chars[right]]))
 
     def _raw(self, texts: list[str]):
-        return (self.word.transform([abstract(t) for t in texts]),
+        return (self.word.transform([abstract(t, self.topics) for t in texts]),
                 self.char.transform([_normalise(t) for t in texts]))
 
     @staticmethod
@@ -242,35 +220,46 @@ class SafetyModel:
         mean held out better than either alone or their maximum: tools/safety_cv.py)."""
         import numpy as np
 
-        p = self.unsafe.predict_proba(x)[:, 1]
-        if not self.heads:
-            return p
-        heads = np.column_stack([h.predict_proba(x)[:, 1] for h in self.heads.values()])
-        return (p + heads.max(axis=1)) / 2
+        out = []
+        for unsafe, heads in self.members:
+            p = unsafe.predict_proba(x)[:, 1]
+            if heads:
+                best = np.column_stack([h.predict_proba(x)[:, 1] for h in heads.values()])
+                p = (p + best.max(axis=1)) / 2
+            out.append(p)
+        return np.mean(out, axis=0)
 
-    def window_probability(self, sentences: list[str], pairs: list[tuple[int, int]],
+    def window_probability(self, sentences: list[str], groups: list[tuple[int, ...]],
                            ) -> tuple[list[float], list[float]]:
-        """Unsafe probability of each sentence and of each pair (i, j) of them read together
-        (their vectors added: one transform per new sentence, not per window)."""
-        keys = [*sentences, *(f"{sentences[i]}\x00{sentences[j]}" for i, j in pairs)]
+        """Unsafe probability of each sentence and of each group of them read together, such
+        as a pair (i, i + 1) (their vectors added: one transform per new sentence, not per
+        window)."""
+        keys = [*sentences, *("\x00".join(sentences[i] for i in g) for g in groups)]
         first = {k: n for n, k in reversed(list(enumerate(keys)))}  # a draft repeats lines
         missing = sorted(n for k, n in first.items() if k not in self._p)
         if missing:
             n = len(sentences)
-            need = sorted({m for k in missing for m in ((k,) if k < n else pairs[k - n])})
+            need = sorted({m for k in missing for m in ((k,) if k < n else groups[k - n])})
             row = {m: r for r, m in enumerate(need)}
             words, chars = self._raw([sentences[m] for m in need])
-            singles = [k for k in missing if k < n]
-            left = [row[pairs[k - n][0]] for k in missing if k >= n]
-            right = [row[pairs[k - n][1]] for k in missing if k >= n]
-            rows = self._window_rows(words, chars, [row[k] for k in singles], left, right)
-            probs = self._probability(rows)
+            members = [(row[k],) if k < n else tuple(row[m] for m in groups[k - n])
+                       for k in missing]
+            probs = self._probability(self._group_rows(words, chars, members))
             if len(self._p) > self.CACHE_SIZE:
                 self._p.clear()
-            order = singles + [k for k in missing if k >= n]
-            self._p.update(zip((keys[k] for k in order), map(float, probs), strict=True))
+            self._p.update(zip((keys[k] for k in missing), map(float, probs), strict=True))
         p = [self._p[k] for k in keys]
         return p[:len(sentences)], p[len(sentences):]
+
+    def _group_rows(self, words, chars, members: list[tuple[int, ...]]):
+        """The feature rows of groups of sentences read together (their vectors added)."""
+        import numpy as np
+        from scipy.sparse import csr_matrix
+
+        cols = [m for g in members for m in g]
+        at = np.repeat(np.arange(len(members)), [len(g) for g in members])
+        pick = csr_matrix((np.ones(len(cols)), (at, cols)), shape=(len(members), words.shape[0]))
+        return self._combine(pick @ words, pick @ chars)
 
     def predict(self, texts: list[str], threshold: float = 0.0) -> list[list[Verdict]]:
         """For each text whose unsafe probability reaches `threshold`, its categories most
@@ -315,6 +304,18 @@ def _fit(x, y: list[bool], c: float):
     return LogisticRegression(C=c, class_weight="balanced", max_iter=3000).fit(x, y)
 
 
+def _learner(kind: str, c: float, split: int):
+    """fit(x, y) of a learner: "lr", logistic regression over the tf-idf features; "nb", the
+    same over naive-Bayes weighted presence (safety_nb.NBLogistic)."""
+    if kind == "lr":
+        return lambda x, y: _fit(x, y, c)
+    if kind in ("nb", "nbu"):
+        from engine.checks.safety_nb import NBLogistic
+
+        return lambda x, y: NBLogistic(c, split).fit(x, y)
+    raise ValueError(f"unknown learner {kind!r} (lr, nb, nbu)")
+
+
 def load_rows(paths: tuple[Path, ...] = CORPUS) -> list[dict] | None:
     rows: list[dict] = []
     for path in paths:
@@ -330,6 +331,8 @@ def _key(rows: list[dict]) -> str:
 
     h = hashlib.sha256()
     h.update(Path(__file__).read_bytes())
+    for module in ("safety_nb.py", "safety_features.py", "safety_framing.py"):
+        h.update((Path(__file__).parent / module).read_bytes())
     h.update((DATA_DIR / "safety_lexicons.toml").read_bytes())
     h.update((DATA_DIR / "safety_frames.toml").read_bytes())
     h.update(sklearn.__version__.encode())

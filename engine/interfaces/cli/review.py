@@ -145,6 +145,10 @@ def cmd_show(a: argparse.Namespace) -> int:
     if d.halt_reason and d.status == RunStatus.REVIEW:
         print(f"halted: {halt_label(d.halt_reason)}")
     print(f"thresholds: {_fmt_scores(d.thresholds)}  cost: ${d.cost_usd:.4f}")
+    if d.kind == "campaign":  # -- camp8: the campaign's market, and why when it is the default --
+        from engine.pipelines.campaign.market import market_line
+
+        print(market_line(d.input))
     if d.error:
         print(f"error: {d.error}")
     empty = nothing_to_review(d)

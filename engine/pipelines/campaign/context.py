@@ -17,7 +17,7 @@ from engine.pipelines.campaign.creators import (
     rank_creators,
     resolve_shortlist,
 )
-from engine.pipelines.campaign.market import market_for
+from engine.pipelines.campaign.market import market_summary
 from engine.pipelines.campaign.models import STAGES, CampaignInput
 
 CANDIDATES = 15
@@ -67,7 +67,10 @@ def stage_context(session: Session, run_id: int, stage: str) -> dict[str, Any]:
     approved = approved_contents(session, run_id)
     ctx["feedback"] = stage_feedback(session, run_id, stage)
     # Where the campaign runs: how paid posts are marked there, how fees are written, spelling.
-    ctx["market"] = market_for(run.input, brand).summary()
+    ctx["market"] = market_summary(run.input, brand)
+    # The campaign's first day, from which a goal's end date ("by the end of January") is
+    # counted: the run's, so every version of every stage counts from the same day.
+    ctx["today"] = run.created_at.date().isoformat()
     at = STAGES.index(stage)
     if at >= 1:
         ctx["brief"] = approved.get("brief", "")

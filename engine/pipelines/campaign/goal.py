@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from datetime import date, timedelta
 from typing import NamedTuple
 
+from engine.pipelines.campaign.deadline import deadline_weeks, span_days_weeks
 from engine.pipelines.campaign.money import NUMBER, SYMBOL
 
 # What the goal promotes: "launch our oat-milk cold brew", "get people to try our night cream",
@@ -30,7 +32,8 @@ _GOAL_PRODUCT = [re.compile(p, re.I) for p in (
 )]
 _GOAL_PRODUCT_END = re.compile(
     r"\s+(?:to|for|this|next|among|in|at|with|by|during|before|after|across|so|and|that|"
-    r"which|who|from|on|as|around|within|until|per|each|every)\b|[,.;:!?()\n]", re.I)
+    r"which|who|from|on|as|around|within|until|per|each|every|over|throughout|through|"
+    r"starting|ahead|via)\b|[,.;:!?()\n]", re.I)
 MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August",
           "September", "October", "November", "December")
 _MONTHS = "|".join(m.lower() for m in MONTHS)
@@ -102,8 +105,8 @@ _N = r"(\d{1,2}|" + "|".join(_SPAN_NUMBERS) + r")"
 # "within 3 months", "over the next six weeks", "a 6-week push", "this quarter".
 _SPAN = re.compile(rf"\b(?:within|over|in|for|during|across|inside)\s+(?:the\s+)?(?:next\s+|"
                    rf"first\s+|coming\s+)?{_N}\s+(weeks?|months?)\b|\b{_N}[\s-](week|month)s?"
-                   rf"[\s-](?:campaign|push|run|sprint|drive|programme|program|launch|window)\b",
-                   re.I)
+                   rf"[\s-](?:[a-z]+\s)?(?:campaign|push|run|sprint|drive|programme|program|"
+                   rf"launch|window|sale|promotion|promo|teaser|series)\b", re.I)
 _QUARTER = re.compile(r"\b(?:this|next|the|a|one)\s+quarter\b|\bin\s+q[1-4]\b", re.I)
 WEEKS_PER_MONTH = 52 / 12
 DEFAULT_WEEKS = 5
@@ -111,17 +114,21 @@ DEFAULT_WEEKS = 5
 two of posts, one to count the results."""
 
 
-def goal_weeks(goal: str) -> int | None:
+def goal_weeks(goal: str, today: date | None = None) -> int | None:
     """How many weeks the goal gives the campaign ("within 3 months" -> 13, "over six weeks"
-    -> 6, "this quarter" -> 13), or None when it says no length."""
+    -> 6, "in the next 90 days" -> 13, "this quarter" -> 13), else the weeks from `today` (the
+    campaign's first day; default the real today) to the date it names ("by the end of
+    January", "by 15 March", "before Christmas"); None when it says neither."""
     if m := _SPAN.search(goal):
         count, unit = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
         n = int(count) if count.isdigit() else _SPAN_NUMBERS[count.lower()]
         weeks = n * WEEKS_PER_MONTH if unit.lower().startswith("month") else n
         return max(1, min(52, round(weeks))) if n else None
+    if (days := span_days_weeks(goal)) is not None:
+        return days
     if _QUARTER.search(goal):
         return 13
-    return None
+    return deadline_weeks(goal, today or date.today())
 
 
 class Phases(NamedTuple):
@@ -136,11 +143,25 @@ class Phases(NamedTuple):
     weeks: int
 
 
-def phases(goal: str) -> Phases:
+def post_windows(posts: str, n: int) -> list[str]:
+    """Each of `n` creators' share of the posting weeks ("Weeks 3-12" over 3 creators:
+    "Weeks 3-5", "Weeks 6-8", "Weeks 9-12"), staggered in order; creators share a week when
+    there are more of them than weeks."""
+    weeks = [int(x) for x in re.findall(r"\d+", posts)]
+    first, span = weeks[0], weeks[-1] - weeks[0] + 1
+    out = []
+    for k in range(n):
+        start = first + k * span // n
+        end = max(start, first + (k + 1) * span // n - 1)
+        out.append(f"Week {start}" if end == start else f"Weeks {start}-{end}")
+    return out
+
+
+def phases(goal: str, today: date | None = None) -> Phases:
     """The campaign's parts spread over the goal's own length (DEFAULT_WEEKS without one):
     contact and terms in the first two weeks, posts until the week before the last, results in
     the last. A short campaign folds parts into the same week."""
-    n = goal_weeks(goal) or DEFAULT_WEEKS
+    n = goal_weeks(goal, today) or DEFAULT_WEEKS
     if n >= 5:
         return Phases("Week 1", "Week 2", f"Weeks 3-{n - 1}", "Week 3", f"Week {n - 1}",
                       f"Week {n}", n)
@@ -150,6 +171,17 @@ def phases(goal: str) -> Phases:
         return Phases("Week 1", "Week 1", "Week 2", "Week 2", "Week 2", "Week 3", n)
     last = f"Week {n}"
     return Phases("Week 1", "Week 1", last, last, last, last, n)
+
+
+def posts_window(goal: str, today: date) -> str:
+    """When the posts go live, as dates a creator can plan by ("between 8 December and 7
+    March"): the phases' posting weeks counted from the campaign's first day. No year and no
+    week numbers: neither means anything to a creator, and a number from the goal must not
+    read as its internal target."""
+    weeks = [int(n) for n in re.findall(r"\d+", phases(goal, today).posts)]
+    start = today + timedelta(weeks=weeks[0] - 1)
+    end = today + timedelta(weeks=weeks[-1], days=-1)
+    return f"between {start.day} {MONTHS[start.month - 1]} and {end.day} {MONTHS[end.month - 1]}"
 
 
 def goal_date(goal: str) -> str | None:
@@ -199,6 +231,20 @@ _TARGET_LEAD = re.compile(r"\b(?:goal|target|aim(?:\s+for)?|reach|hit|get|sell|w
 _NAME_BEFORE = re.compile(r"(?<=[a-z0-9,] )[A-Z][\w'-]*\s*$|(?:^|\s)(?i:no\.?|nr\.?|#)\s*$")
 
 
+# Words a cut phrase does not end on ("400 loaves a week of our new" reads as broken).
+_DANGLING = {"of", "our", "the", "a", "an", "new", "and", "or", "to", "for", "with", "their",
+             "its", "your", "at", "in", "on", "per", "latest"}
+
+
+def _short(counted: str, most: int = 10) -> str:
+    """What a count counts, at most `most` words, never ending on a word that needs another
+    ("400 loaves a week of our new sourdough rye bread", not "... of our new")."""
+    words = counted.split()[:most]
+    while words and words[-1].lower() in _DANGLING:
+        words.pop()
+    return " ".join(words)
+
+
 def goal_targets(goal: str, names: Iterable[str] = ()) -> list[Target]:
     """Every number the goal counts, in its order: "400 lattes sold through creator codes",
     "300 bookings" and "15% conversion to shoe purchase", "1,000 units" and "5,000 site
@@ -222,7 +268,7 @@ def goal_targets(goal: str, names: Iterable[str] = ()) -> list[Target]:
             continue
         end = _COUNT_END.search(after)
         counted = (after[:end.start()] if end else after).strip()
-        counted = " ".join(counted.split()[:6])
+        counted = _short(counted)
         if not (money or unit) and _TEAM.match(counted):
             continue  # "2 local food bloggers": who does the campaign, not what it counts
         if not (money or unit) and counted.split(" ", 1)[0].lower() in _NO_NOUN:

@@ -104,6 +104,14 @@ def fallback_reason(run_input: dict[str, Any], brand: Any = None) -> str | None:
             "region if another market's apply")
 
 
+def market_summary(run_input: dict[str, Any], brand: Any = None) -> str:
+    """The market's one line with why it is the default when it is for want of the brand's
+    own: for the drafter's context (a real model must not read the US rules as chosen for an
+    Israeli brand either), the Run page and `python -m engine show`."""
+    why = fallback_reason(run_input, brand)
+    return market_for(run_input, brand).summary() + (f" ({why})" if why else "")
+
+
 def market_line(run_input: dict[str, Any]) -> str:
     """"market: Germany (...)" for a campaign run, its brand read from the database; says so
     when that is the default for want of the brand's own market."""
@@ -112,5 +120,4 @@ def market_line(run_input: dict[str, Any]) -> str:
 
     with session_scope() as s:
         brand = load_brand(s, run_input.get("brand_id"))
-    why = fallback_reason(run_input, brand)
-    return f"market: {market_for(run_input, brand).summary()}" + (f" ({why})" if why else "")
+    return f"market: {market_summary(run_input, brand)}"

@@ -21,6 +21,7 @@ from engine.llm.offline.campaign.common import (
 from engine.pipelines.base import DraftTask
 from engine.pipelines.campaign.brands import BrandOut
 from engine.pipelines.campaign.channels import LABELS
+from engine.pipelines.campaign.deadline import campaign_start, end_label
 from engine.pipelines.campaign.goal import goal_date, goal_targets, goal_window, phases
 from engine.pipelines.campaign.market import market_for
 from engine.pipelines.campaign.models import (
@@ -79,7 +80,8 @@ def draft_brief(task: DraftTask) -> BriefDraft:
     channels = [LABELS.get(c, c) for c in i.get("channels", [])]
     products = products_for(str(i.get("goal", "")), brand)
     goal = _sentence_case(str(i.get("goal", "")))
-    when = phases(str(i.get("goal", "")))  # the goal's own length ("within 3 months")
+    start = campaign_start(task.context)
+    when = phases(str(i.get("goal", "")), start)  # the goal's own length or end date
     objective = (f"{goal}. {name} will work with {n} creators whose audiences match ours, "
                  f"and measure the result with the success metrics below over {when.weeks} "
                  "weeks.")
@@ -116,7 +118,7 @@ def draft_brief(task: DraftTask) -> BriefDraft:
     ]
     if window := goal_window(str(i.get("goal", ""))):  # the goal's own dates, not only weeks
         timeline.insert(0, f"Campaign dates: posts go live and results are counted {window}")
-    if date := goal_date(str(i.get("goal", ""))):
+    if date := end_label(str(i.get("goal", "")), start) or goal_date(str(i.get("goal", ""))):
         timeline[-1] = (f"{when.results} (by {date}): results gathered and reported against "
                         "the goal")
     budget = float(i.get("budget") or 0)

@@ -127,9 +127,29 @@ def mentions_in(feedback: list[str]) -> list[str]:
             if _NOT_SAID.search(f[:m.start()]):  # "don't mention the price"
                 continue
             said = re.sub(r"^that\s+", "", m.group(1).strip().rstrip(","), flags=re.I)
+            said = _A_LINE.sub("", said) or said  # "add a line about the free tasting"
             # "... in every message": where to say it, not what to say.
             out.append(_WHERE.sub("", said).strip() or said)
     return out
+
+
+# "a line about X", "a sentence on X", "a word about X": the X is what to say.
+_A_LINE = re.compile(r"^(?:a|one|another)\s+(?:short\s+)?(?:line|sentence|note|word|mention|bit|"
+                     r"paragraph|p\.?s\.?)\s+(?:about|on|of|mentioning|saying)\s+|^something\s+"
+                     r"about\s+", re.I)
+_THING = re.compile(r"^(?:the|a|an|our|this|these|free|each|every)\b", re.I)
+_VERB = re.compile(r"\b(?:is|are|was|were|will|can|has|have|had|opens?|runs?|starts?|ends?|"
+                   r"includes?|comes?|gets?|gives?|lasts?|costs?)\b|'(?:s|re|ll)\b", re.I)
+
+
+def said_as_sentence(mention: str, easy: bool) -> str:
+    """A thing a person asked to mention, as a sentence of the message: "the free tasting on
+    Friday" -> "There's also the free tasting on Friday."; a clause stays itself ("We're closed
+    on Mondays.")."""
+    mention = mention.strip().rstrip(".")
+    if _THING.match(mention) and not _VERB.search(mention):
+        return f"{'There' + chr(39) + 's' if easy else 'There is'} also {_lower_first(mention)}."
+    return f"{_sentence_case(mention)}."
 
 
 _NOT_SAID = re.compile(r"\b(?:don'?t|do not|never|no need to|stop|avoid)\s+$", re.I)

@@ -4,6 +4,7 @@ in the brand's register; revisions personalise and answer the notes."""
 from __future__ import annotations
 
 import re
+from datetime import date
 from typing import Any
 
 from engine.checks.terms import data as coverage_data
@@ -20,6 +21,7 @@ from engine.llm.offline.campaign.common import (
     first_name,
     mentions_in,
     products_for,
+    said_as_sentence,
     sanitize,
     stage_feedback,
     wants_compliance_fix,
@@ -31,7 +33,8 @@ from engine.pipelines.campaign.brands import BrandOut
 from engine.pipelines.campaign.channels import LABELS
 from engine.pipelines.campaign.compliance import DISCLOSURE
 from engine.pipelines.campaign.creators import per_creator_budget, reach_channel
-from engine.pipelines.campaign.goal import phases
+from engine.pipelines.campaign.deadline import campaign_start
+from engine.pipelines.campaign.goal import posts_window
 from engine.pipelines.campaign.market import Market, market_for, markets
 from engine.pipelines.campaign.message_form import channel_ask, exclamations, length_cap
 from engine.pipelines.campaign.models import (
@@ -83,8 +86,8 @@ def _signature(signer: SignOff | None, brand_name: str) -> str | None:
 
 def _message(channel: str, e: dict[str, Any], *, brand: BrandOut | None, brand_name: str,
              goal: str, budget: float, n: int, personal: bool, extra: list[str],
-             short: bool, market: Market, signer: SignOff | None = None
-             ) -> tuple[str | None, str]:
+             short: bool, market: Market, signer: SignOff | None = None,
+             today: date | None = None) -> tuple[str | None, str]:
     """(subject or title, body) for one creator on one channel, in the brand's register."""
     signed = _signature(signer, brand_name)
     first = first_name(e.get("name") or e["handle"])
@@ -113,7 +116,7 @@ def _message(channel: str, e: dict[str, Any], *, brand: BrandOut | None, brand_n
         if easy else "This is a paid partnership: posts carry #ad and the paid-partnership label."
     if market.code != markets()[""].code:  # the market's own words ("#Anzeige" in Germany)
         disclose = market.disclosure
-    extras = " ".join(f"{_sentence_case(x)}." for x in extra)
+    extras = " ".join(said_as_sentence(x, easy) for x in extra)
     if channel == "email":
         subject = f"Paid collaboration with {brand_name}" + ("?" if easy else "")
         body = "\n\n".join(x for x in [
@@ -122,7 +125,7 @@ def _message(channel: str, e: dict[str, Any], *, brand: BrandOut | None, brand_n
             f"{why} {'We think' if easy else 'We believe'} your audience would enjoy our {product}."
             + (f" {extras}" if extras else ""),
             f"**What we'd love**\n\n- {_sentence_case(ask)} featuring our {product}\n"
-            f"- Posted in {phases(goal).posts.lower()} of the campaign, in your own words",
+            f"- Posted {posts_window(goal, today or date.today())}, in your own words",
             f"**What we offer**\n\n- A fee of {market.fee(offer)}\n- Our {product} for you to try",
             disclose,
             ("Would you be up for a quick chat this week? Just reply to this email."
@@ -142,8 +145,8 @@ def _message(channel: str, e: dict[str, Any], *, brand: BrandOut | None, brand_n
         title = f"{brand_name} x {e.get('name') or first}: paid collaboration"
         body = "\n\n".join([
             f"Hi {first}, {who[0].lower() + who[1:]} {hook}",
-            f"**The idea**\n{_sentence_case(ask)} featuring our {product}, posted in "
-            f"{phases(goal).posts.lower()}. {why}"
+            f"**The idea**\n{_sentence_case(ask)} featuring our {product}, posted "
+            f"{posts_window(goal, today or date.today())}. {why}"
             + (f" {extras}" if extras else ""),
             f"**What we offer**\nA fee of {market.fee(offer)}, plus our {product} to try.",
             f"**Disclosure**\n{disclose}",
@@ -279,6 +282,7 @@ def draft_outreach(task: DraftTask) -> OutreachDraft:
                                          goal=str(i.get("goal", "")), budget=budget, n=n,
                                          personal=previous is not None, extra=extra,
                                          market=market, signer=signer,
+                                         today=campaign_start(task.context),
                                          short=short or bool(capped)
                                          or "length" in notes_text.lower())
             else:

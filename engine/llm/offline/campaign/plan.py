@@ -11,7 +11,8 @@ from engine.markdown import list_items
 from engine.pipelines.base import DraftTask
 from engine.pipelines.campaign.channels import LABELS
 from engine.pipelines.campaign.creators import per_creator_budget, reach_channel
-from engine.pipelines.campaign.goal import goal_date, goal_window, phases
+from engine.pipelines.campaign.deadline import campaign_start, end_label
+from engine.pipelines.campaign.goal import goal_date, goal_window, phases, post_windows
 from engine.pipelines.campaign.market import market_for
 from engine.pipelines.campaign.models import (
     BudgetLine,
@@ -64,7 +65,8 @@ def draft_plan(task: DraftTask) -> PlanDraft:
     outreach = parse_outreach(task.context.get("outreach", "") or "")
     campaign_channels = list(i.get("channels", []))
     goal = str(i.get("goal", ""))
-    when = phases(goal)  # the goal's own length ("within 3 months"), else 5 weeks
+    start = campaign_start(task.context)
+    when = phases(goal, start)  # the goal's own length or end date, else 5 weeks
     n = max(1, len(shortlist))
     creator_share = budget * 0.70
     offered = _offered_fees(outreach)
@@ -73,6 +75,7 @@ def draft_plan(task: DraftTask) -> PlanDraft:
     # Fees the outreach offered are agreed terms: kept as they are (the other lines shrink).
     scale = 1.0 if offered else min(1.0, creator_share / sum(fees)) if sum(fees) else 1.0
     deliverables = []
+    windows = post_windows(when.posts, len(shortlist))  # staggered over the goal's length
     for k, (e, fee) in enumerate(zip(shortlist, fees, strict=True)):
         via = reach_channel(str(e.get("contact_channel") or ""), campaign_channels) or "email"
         # The approved outreach is the last word: a person may have moved them to another
@@ -83,7 +86,7 @@ def draft_plan(task: DraftTask) -> PlanDraft:
         deliverables.append(CreatorDeliverable(
             creator_handle=e["handle"], creator_name=e.get("name", ""),
             deliverables=PLATFORM_SHORT.get(e.get("platform", ""), "1 sponsored post"),
-            post_window="Week 3" if k % 2 == 0 else "Week 4",
+            post_window=windows[k],
             fee_usd=float(int(fee * scale)), contact_channel=str(via)))
     fees_total = sum(d.fee_usd for d in deliverables)
     lines = [("Creator fees", fees_total),
@@ -123,7 +126,8 @@ def draft_plan(task: DraftTask) -> PlanDraft:
             ScheduleItem(when=when.first_wave, activity="First wave of posts goes live; boost "
                                                         "the best performer"),
             ScheduleItem(when=when.second_wave, activity="Second wave of posts goes live"),
-            ScheduleItem(when=f"{when.results} (by {date})" if (date := goal_date(goal))
+            ScheduleItem(when=f"{when.results} (by {date})" if (
+                date := end_label(goal, start) or goal_date(goal))
                          else when.results, activity="Collect results and report against the "
                                                      "KPIs"),
         ],
