@@ -134,7 +134,6 @@ def _campaign_input(case: Case) -> dict[str, Any]:
 
 def _approve(run_id: int) -> Any:
     from engine import service, views
-
     from engine.errors import ApprovalBlocked
 
     d = views.get_run(run_id)
