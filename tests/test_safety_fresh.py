@@ -13,8 +13,10 @@ import pytest
 from tools import evaluate_safety as ev
 
 DATA = Path(__file__).parent / "data"
-# fresh4 held out of training (the last test): its measured figures, as floor and ceiling
-RECALL_FLOOR, FPR_CEILING = 0.78, 0.04
+# fresh4 held out of training (the last test): its measured figures, as floor and ceiling.
+# Session 7's data (train14-16) moved them from about 0.80 / 0.037 to 0.847 / 0.042 (8 of its 190
+# safe passages): the floor rises with the recall, the ceiling by that one passage.
+RECALL_FLOOR, FPR_CEILING = 0.84, 0.045
 
 
 def _report(name: str) -> ev.Report:
