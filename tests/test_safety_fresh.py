@@ -25,7 +25,7 @@ def _report(name: str) -> ev.Report:
 
 def test_the_fresh_sets_are_balanced_and_well_formed():
     for name, size in (("fresh1", 200), ("fresh2", 200), ("fresh3", 300), ("fresh4", 380),
-                       ("fresh5", 438), ("fresh6", 520)):
+                       ("fresh5", 438), ("fresh6", 520), ("fresh8", 404), ("fresh9", 404)):
         rows = ev.load(DATA / f"safety_{name}.jsonl")
         assert len(rows) == size
         assert sum(bool(r["categories"]) for r in rows) == size // 2
