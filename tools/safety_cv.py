@@ -113,7 +113,8 @@ LENGTH_STEP = safety.LENGTH_STEP  # --length-step
 TRAIN_ONLY = "offline-drafts"  # the drafter's own sentences: trained on, never scored
 HONEST = ("fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh8", "fresh9", "train2", "train3",
           "train4", "train5", "train6", "train7", "train8", "train9", "train10", "train11",
-          "train12", "train13", "train14", "train15", "train16", "train17")
+          "train12", "train13", "train14", "train15", "train16", "train17", "train18",
+          "train19")
 THRESHOLDS = [round(0.01 * i, 2) for i in range(20, 100)]
 MARGINS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 1.0)
 SH_VETOS = (0.0, 0.1, 0.2, 0.3, 0.4)
@@ -166,7 +167,8 @@ class Scored:
 
 
 def score_fold(rows: list[dict], model: SafetyModel, frame: float = safety.FRAME_PENALTY,
-               bare: float = safety.BARE_PENALTY) -> list[Scored]:
+               bare: float = safety.BARE_PENALTY, aimed_bare: float | None = None,
+               ) -> list[Scored]:
     out = []
     for r in rows:
         text = r["text"]
@@ -185,7 +187,8 @@ def score_fold(rows: list[dict], model: SafetyModel, frame: float = safety.FRAME
                     else:
                         rule_p = max(rule_p, p)
         ruled = [{c for c, _ in hits} for hits in found]
-        hits = safety.model_scores(sentences, model, min(THRESHOLDS), frame, bare, ruled)
+        hits = safety.model_scores(sentences, model, min(THRESHOLDS), frame, bare, ruled,
+                                   aimed_bare)
         p = max((p for hs in hits for _, p, _ in hs), default=0.0)
         by_category: dict[str, float] = {}
         for c, pc, _ in (h for hs in hits for h in hs):
@@ -261,7 +264,8 @@ def _fold(g: str, rows: list[dict], always: list[dict], args) -> tuple[str, list
     model = copy.copy(first)
     model.members = members
     model._p, model._v = {}, {}  # noqa: SLF001 - the copy's own answers
-    scored = score_fold([r for r in rows if set_name(r) == g], model, args.frame, args.bare)
+    scored = score_fold([r for r in rows if set_name(r) == g], model, args.frame, args.bare,
+                        args.aimed_bare)
     print(f"  fold {g}: {time.process_time() - t0:.1f} s CPU", flush=True)
     return g, scored
 
@@ -279,6 +283,9 @@ def main(argv: list[str] | None = None) -> int:
                          "(safety_model.framed_topics)")
     ap.add_argument("--frame", type=float, default=safety.FRAME_PENALTY)
     ap.add_argument("--bare", type=float, default=safety.BARE_PENALTY)
+    ap.add_argument("--aimed-bare", type=float, default=safety.AIMED_BARE_PENALTY,
+                    help="the penalty on a verdict with no word of its category in a sentence "
+                         "aimed at the reader (safety.AIMED_BARE_PENALTY)")
     ap.add_argument("--threshold", type=float, default=None,
                     help="report the per-set table at this threshold instead of the chosen one")
     ap.add_argument("--margin", type=float, default=None,
