@@ -174,6 +174,10 @@ MODEL_THRESHOLD = 0.89  # lowest with honest held-out fpr <= 0.05 (tools/safety_
 # (_penalty); 1.0 would be a hard gate. Chosen by tools/safety_cv.py on the honest folds.
 FRAME_PENALTY = 1.0
 BARE_PENALTY = 0.0
+# The same for a sentence aimed at the reader with no word of the verdict's category: the
+# classifier alone, on style and function words ("Say to yourself: this panic is strong, and it
+# will pass."). Chosen by tools/safety_cv.py (--aimed-bare).
+AIMED_BARE_PENALTY = 0.0
 # A rule's hit counts as this much classifier probability (see RULE_VETO below).
 RULE_MARGIN = 0.3
 # A longer text gives the classifier more windows to find a false alarm in, so its threshold
@@ -194,15 +198,16 @@ def passage_threshold(n_sentences: int, base: float | None = None,
     return base + step * math.log2(min(max(n_sentences, 1), LENGTH_CAP))
 
 
-def _penalty(s: str, category: str, frame: float, bare: float) -> float:
+def _penalty(s: str, category: str, frame: float, bare: float,
+             aimed_bare: float = 0.0) -> float:
     """How much the frames take off a verdict of `category` on sentence `s`: nothing when a
     word of the category stands outside any protective frame; `frame` when every such word is
     framed protectively (negated, conditional, quoted, pointing to help ...); with no word of
-    the category at all, nothing when the sentence is aimed at the reader, else `bare`."""
+    the category at all, `aimed_bare` when the sentence is aimed at the reader, else `bare`."""
     hits = topic_hits(s, category)
     if hits:
         return frame if all(exempt(s, m.start(), m.end(), category, "stmt") for m in hits) else 0.0
-    return 0.0 if aimed(s) else bare
+    return aimed_bare if aimed(s) else bare
 
 
 def _answered(sentences: list[str], norm: list[str], pairs: list[int], model,
@@ -227,12 +232,13 @@ def _answered(sentences: list[str], norm: list[str], pairs: list[int], model,
 
 def model_scores(sentences: list[str], model, floor: float, frame_penalty: float = FRAME_PENALTY,
                  bare_penalty: float = BARE_PENALTY, ruled: list[set[str]] | None = None,
-                 ) -> list[list[tuple[str, float, str]]]:
+                 aimed_bare: float | None = None) -> list[list[tuple[str, float, str]]]:
     """(category, score, why) per sentence for the classifier's verdicts whose score - the
     probability less the frames' penalty (_penalty) - is at or above `floor`. A verdict on a
     two-sentence window goes to the sentence of the two the frames hold against least.
     `ruled`: the categories the rules flag on each sentence (their frames read it closely)."""
     norm = [_normalise(s) for s in sentences]
+    aimed_bare = AIMED_BARE_PENALTY if aimed_bare is None else aimed_bare
     ruled = ruled or [set() for _ in sentences]
     ok = [len(s.split()) >= MIN_WORDS for s in norm]
     pairs = [i for i in range(len(sentences) - 1) if ok[i] or ok[i + 1]]
@@ -254,7 +260,7 @@ def model_scores(sentences: list[str], model, floor: float, frame_penalty: float
             # sertraline." is medication on the second), then the likelier one alone
             pen, _, _, _, land = min(
                 (0.0 if v.category in ruled[i] else
-                 _penalty(norm[i], v.category, frame_penalty, bare_penalty),
+                 _penalty(norm[i], v.category, frame_penalty, bare_penalty, aimed_bare),
                  v.category not in ruled[i], not topic_hits(norm[i], v.category),
                  -single_p[i], i) for i in where)
             score = p - pen
