@@ -67,7 +67,7 @@ def test_every_set_written_blind_is_in_the_corpus_and_an_honest_fold():
     assert set(HONEST) == written - set(HELD_OUT) - {"labelled", "fresh1", "drafts"}
     assert {"fresh5", "fresh6", "train6", "train7", "train8", "train9", "train10", "train11",
             "train12", "train13", "train14", "train15", "train16", "train17", "train18",
-            "train19", "fresh8", "fresh9"} <= set(HONEST)
+            "train19", "train20", "fresh8", "fresh9"} <= set(HONEST)
 
 
 def test_the_naive_bayes_learner_weighs_words_by_how_much_likelier_they_are_in_unsafe_text():
