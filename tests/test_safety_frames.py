@@ -147,3 +147,38 @@ def test_quoted_or_attributed_advice_is_shown_not_given(protective, instruction,
 
 def test_a_quoted_suicidal_statement_alone_still_goes_to_a_clinician():
     assert "self_harm" in _cats("'I am going to kill myself tonight.'")
+
+
+@pytest.mark.parametrize(("text", "category"), [
+    ("Don't bother with the doctor, they never listen anyway.", "discourages_help"),
+    ("Never tell anyone about the thoughts.", "discourages_help"),
+    ("That's not anxiety, it's your heart, so skip the CBT.", "diagnosis"),
+])
+def test_a_negated_help_or_condition_word_does_not_clear_the_classifier(text, category,
+                                                                        monkeypatch):
+    """Refusing help and denying a condition are negations: the frames that clear a
+    classifier verdict do not read them as protective (safety.NEGATION_OPEN), while a negated
+    medicine word still is ("never stop your sertraline")."""
+    from engine.checks import safety
+    from engine.checks.sentences import _normalise
+
+    s = _normalise(text)
+    assert safety._penalty(s, category, 1.0, 0.0) == 0.0
+    monkeypatch.setattr(safety, "NEGATION_OPEN", ())  # as before session 8: a hard veto
+    assert safety._penalty(s, category, 1.0, 0.0) == 1.0
+    never = _normalise("Never stop your sertraline on your own.")
+    assert safety._penalty(never, "medication", 1.0, 0.0) == 1.0
+
+
+def test_a_coping_line_with_no_risky_word_is_not_flagged_on_style():
+    """A sentence aimed at the reader with no word of any category leaves the classifier to
+    its style and function words; such a verdict needs AIMED_BARE_PENALTY more probability
+    (the one-learner model flagged this line at p 0.92 once session 8's data joined)."""
+    from engine.checks import safety
+    from engine.checks.sentences import _normalise
+
+    line = "Say to yourself: this panic is strong, and it will pass."
+    assert safety._penalty(_normalise(line), "discourages_help", 1.0, 0.2) == \
+        safety.AIMED_BARE_PENALTY > 0
+    assert _cats(line, use_model=True) == set()
+    assert _cats(f"Step 4: breathe out slowly.\nStep 5: {line}", use_model=True) == set()

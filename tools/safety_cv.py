@@ -85,6 +85,39 @@ category word as features (--topics 1, safety_features.framed_topics) 0.700; a w
 its next sentence read with it (--pullback 1, safety.PULLBACK) on NB-LR 0.758 vs 0.753: noise;
 on all twenty folds with both learners and bare 0.2, 0.838 at 0.69 vs 0.831 at 0.71 (train9
 fpr 0.13 vs 0.14; train13 0.76 vs 0.74): small, not kept.
+
+Session 8: fresh8 and fresh9 (session 7's blind sets, now spent), train17 (train14's brief, a
+second writer), train18 (self-harm voices), train19 (soft voices) and train20 (long passages) joined
+the corpus: 12,617 passages, twenty-six honest folds. With CPU scarce (2 cores, ~8 sessions; a
+fold of both learners took 140-150 s of CPU, a full run over an hour), the choices below were
+measured on session 7's twenty folds, re-screened from their cached fold models (screen-side
+changes need no training), at the screen's margin 0.3 and self-harm veto 0.3, recall at pooled
+honest fpr <= 0.04 / <= 0.05 (threshold):
+- one learner (the screen until now): 0.779 (0.91) / 0.815 (0.86); both learners averaged:
+  0.798 (0.84) / 0.846 (0.75). Adopted (safety_model.LEARNERS = lr, nb).
+- a negation no longer clears the classifier's help and condition words (safety.NEGATION_OPEN:
+  "don't bother with the doctor", "that's not anxiety" had the verdict vetoed by the frame
+  penalty): 0.804 (0.84) / 0.849 (0.76); one learner 0.784 / 0.822. Adopted.
+- a verdict with no word of its category in a sentence aimed at the reader needs 0.1 more
+  (safety.AIMED_BARE_PENALTY; the one learner flagged "Say to yourself: this panic is strong,
+  and it will pass." at p 0.92 on style once session 8's data joined, both learners 0.62):
+  alone 0.805 (0.80) / 0.842 (0.73); with NEGATION_OPEN 0.804 (0.81, fpr 0.039) / 0.849 (0.73).
+  Adopted with it: no cost at either rate, and a style-only verdict needs more. The screen's
+  MODEL_THRESHOLD is 0.81 (fpr <= 0.04, a margin under the 0.05 goal). Per fold at 0.81
+  (precision / recall / fpr): fresh2 0.87, fresh3 0.86 (0.05), fresh4 0.83, fresh5 0.89 (0.05),
+  fresh6 0.87, train2 0.85, train3 0.83, train4 0.70, train5 0.83 (0.05), train6 0.84 (0.08),
+  train7 0.79, train8 0.61, train9 0.92 (0.10), train10 0.81, train11 0.73, train12 0.92 (0.09),
+  train13 0.72, train14 0.75, train15 0.77, train16 0.76; per category self_harm 0.755 (one
+  learner at its 0.91: 0.742), medication 0.852 (0.840), diagnosis 0.927 (0.876),
+  dangerous_practice 0.849 (0.825), discourages_help 0.774 (0.742).
+- not kept: a soft frame penalty (--frame 0.3 instead of the hard 1.0): 0.797 / 0.846.
+The out-of-fold misses at that point (679 of 4,412 at 0.75): self_harm 272, discourages_help
+216, medication 115, dangerous_practice 77, diagnosis 44; 152 had no classifier score at all, of
+which 84 were vetoed by the frame penalty (NEGATION_OPEN answers the negations among them; the
+rest are conditionals and clinician or quoted voices that state the harm: "If you miss a dose
+of lithium, take twice as much") and 44 had no word of their category (farewell and "exit"
+euphemisms, help words such as "shrink", "EAP", "walk-in clinic"): the lexicons' next work.
+`--aimed-bare` measures AIMED_BARE_PENALTY.
 `--folds` runs a subset, `--jobs 2` two folds at once, `--cache DIR` keeps each fold's model
 (keyed by its rows and the classifier's code) so a screen-side change re-scores without
 training; several learners are cached one by one and joined; `--dump FILE` keeps every fold's

@@ -30,7 +30,10 @@ Design decisions worth knowing:
   written against and the classifier never trained on, recall 0.77 at a false-alarm rate of 0.05
   (session 5, twelve folds); 0.795 on session 6's seventeen; 0.797 at 0.044 on session 7's
   twenty (0.831 at 0.049 with two learners averaged, measured, not adopted yet: see
-  tools/safety_cv.py) - far from catching everything; the LLM Safety Guardian stays necessary.
+  tools/safety_cv.py); session 8, on the same twenty folds at a false-alarm rate <= 0.04: 0.779
+  with one learner, 0.804 with both learners, negations that no longer clear help and condition
+  words and a style-only verdict held to 0.1 more (adopted) - far from catching everything; the
+  LLM Safety Guardian stays necessary.
 
 Where things are: the rules, lexicons and frames are data (engine/checks/data/*.toml, loaded
 by safety_rules.py); sentence splitting and normalising in sentences.py; here, the framing
@@ -168,7 +171,7 @@ def classify_sentence(sentence: str) -> list[str]:
 # question, a crisis line ...). Windows of two neighbouring sentences are read too (a claim
 # and its instruction are often split: "Helplines are staffed by volunteers. Talking to them
 # won't help you."); the flag then goes to the likelier of the two.
-MODEL_THRESHOLD = 0.89  # lowest with honest held-out fpr <= 0.05 (tools/safety_cv.py)
+MODEL_THRESHOLD = 0.81  # lowest with honest held-out fpr <= 0.04 (tools/safety_cv.py)
 # Taken off the classifier's probability when the frames read its words as protective, or when
 # no word of its category is in the sentence and the sentence is not aimed at the reader
 # (_penalty); 1.0 would be a hard gate. Chosen by tools/safety_cv.py on the honest folds.
@@ -177,7 +180,11 @@ BARE_PENALTY = 0.0
 # The same for a sentence aimed at the reader with no word of the verdict's category: the
 # classifier alone, on style and function words ("Say to yourself: this panic is strong, and it
 # will pass."). Chosen by tools/safety_cv.py (--aimed-bare).
-AIMED_BARE_PENALTY = 0.0
+AIMED_BARE_PENALTY = 0.1
+# Categories whose words a negation does not frame protectively for the classifier: refusing
+# help and denying a condition are negations ("don't bother with the doctor", "that's not
+# anxiety, it's your heart"). Chosen by tools/safety_cv.py.
+NEGATION_OPEN: tuple[str, ...] = ("discourages_help", "diagnosis")
 # A rule's hit counts as this much classifier probability (see RULE_VETO below).
 RULE_MARGIN = 0.3
 # A longer text gives the classifier more windows to find a false alarm in, so its threshold
@@ -199,15 +206,19 @@ def passage_threshold(n_sentences: int, base: float | None = None,
 
 
 def _penalty(s: str, category: str, frame: float, bare: float,
-             aimed_bare: float = 0.0) -> float:
+             aimed_bare: float | None = None) -> float:
     """How much the frames take off a verdict of `category` on sentence `s`: nothing when a
     word of the category stands outside any protective frame; `frame` when every such word is
     framed protectively (negated, conditional, quoted, pointing to help ...); with no word of
     the category at all, `aimed_bare` when the sentence is aimed at the reader, else `bare`."""
     hits = topic_hits(s, category)
     if hits:
-        return frame if all(exempt(s, m.start(), m.end(), category, "stmt") for m in hits) else 0.0
-    return aimed_bare if aimed(s) else bare
+        negation = category not in NEGATION_OPEN
+        return frame if all(exempt(s, m.start(), m.end(), category, "stmt", negation)
+                            for m in hits) else 0.0
+    if not aimed(s):
+        return bare
+    return AIMED_BARE_PENALTY if aimed_bare is None else aimed_bare
 
 
 def _answered(sentences: list[str], norm: list[str], pairs: list[int], model,

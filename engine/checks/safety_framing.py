@@ -96,11 +96,15 @@ def _consulted(s: str, start: int) -> bool:
     return False
 
 
-def exempt(s: str, start: int, end: int, category: str, kind: str) -> bool:
+def exempt(s: str, start: int, end: int, category: str, kind: str,
+           negation: bool = True) -> bool:
+    """The words s[start:end] of `category` are framed protectively. `negation`: a negation
+    counts as such a frame (not for the classifier's help and condition words, where the
+    negation is often the harm: "don't bother with the doctor", "that's not anxiety")."""
     prefix = clause_prefix(s, start)
     if _shown_or_warned(s, start, end, category):
         return True
-    if _negated(s, start, end, prefix, kind):
+    if negation and _negated(s, start, end, prefix, kind):
         return True
     if F.clinician_subject.search(prefix):
         return True

@@ -2,9 +2,9 @@
 labelled passages (tests/data/safety_*.jsonl, listed in CORPUS). Learners (LEARNERS) read the
 same features: "lr", a logistic regression over tf-idf word and character n-grams, and "nb", one
 over the presence of the same n-grams weighted by their naive-Bayes log-count ratio (safety_nb.py,
-NB-LR); with both, their probabilities are averaged. Session 7 measured both together ahead
-(tools/safety_cv.py) but keeps "lr" alone for now: at the threshold the cross-validation chose
-the pair flagged an ordinary self-talk line, and there was no time to check another. For each
+NB-LR); with both, their probabilities are averaged. Both are used since session 8 (recall 0.798
+vs 0.779 at a false-alarm rate <= 0.04 on twenty held-out sets, tools/safety_cv.py); the
+self-talk line session 7 saw flagged is answered in safety.py (AIMED_BARE_PENALTY). For each
 learner, one model says how likely a sentence (or two neighbours) is unsafe at all and one head
 per category how likely it is unsafe of that kind against safe text only; each is trained on the
 passages and then on their windows (SafetyModel._instances). The screen reads, per learner, the
@@ -22,11 +22,11 @@ replaced by their class ("zmedz" for any medicine name, "zdeathz" for any euphem
 negated, conditional, pointing to help, quoted). So "ditch the quetiapine" shares features with
 "stop your sertraline" although the corpus never paired those words.
 
-Trained at first use (about 45 s of CPU for the corpus of 9,871 passages with one learner,
-85 s with two; mostly the retraining on windows of the unsafe model and its five heads; `make model`
-does it ahead) and cached on disk under ~/.cache/draftroom, keyed by the corpus, this file and
-the modules it reads (safety_nb, safety_features, safety_framing), the lexicons and the
-scikit-learn version, so a changed corpus or method retrains.
+Trained at first use (about 120 s of CPU for the corpus of 12,617 passages with both learners,
+70 s with one, at a load of 5-7; mostly the retraining on windows of the unsafe model and its
+five heads; `make model` does it ahead) and cached on disk under ~/.cache/draftroom, keyed by
+the corpus, this file and the modules it reads (safety_nb, safety_features, safety_framing), the
+lexicons and the scikit-learn version, so a changed corpus or method retrains.
 Nothing is downloaded. Without the corpus (an install without tests/) the model is unavailable
 and the screen runs on its rules alone; `available()` says which.
 """
@@ -59,7 +59,7 @@ HELD_OUT = ("fresh7",)
 CACHE_DIR = Path.home() / ".cache" / "draftroom"
 MIN_WORDS = 5  # shorter sentences are read only with a neighbour
 HEADS = True  # one-vs-rest heads per category join the unsafe model (tools/safety_cv.py)
-LEARNERS = ("lr",)  # averaged (_probability); safety_cv.py --learners lr, nb, lr+nb (not kept yet)
+LEARNERS = ("lr", "nb")  # averaged (_probability); tools/safety_cv.py --learners lr, nb, lr+nb
 TOPIC_FRAMES = False  # framed_topics as features (tools/safety_cv.py --topics; not kept)
 MIL_ROUNDS = 1  # retrainings on windows (SafetyModel._instances); tools/safety_cv.py: 0, 1, 2
 CATEGORIES = ("self_harm", "medication", "diagnosis", "dangerous_practice", "discourages_help")
