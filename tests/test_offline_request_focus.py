@@ -1,0 +1,91 @@
+"""The offline drafter builds its steps from what the request is about, in forms the first
+readers of requests missed (session 8; found on coverage_fresh5/6, these cases are new
+wordings): the thing a person avoids outright beats where a panic once happened; a pronoun
+("avoids anything that ...") is no feared situation; "-phobia" words that name their thing;
+"freezes when she has to speak up" is an act, drafted as "speaking up"; a named person with an
+age; "situation is ..."; a role before a belief ("pt is a chef, thinks ..."); what someone worries
+about; every activity a person gave up; a quoted thought keeps its occasion."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.llm.offline.protocol.drafter import draft_protocol
+from engine.llm.offline.protocol.request import _gerund, read_request
+from engine.pipelines.base import DraftTask
+from engine.pipelines.protocol.models import ProtocolDraft
+
+
+def _draft(intent: str) -> ProtocolDraft:
+    return draft_protocol(DraftTask(kind="protocol", stage="draft",
+                                    input={"intent": intent, "audience": "adults"},
+                                    iteration=1, previous=None, feedback=[]))
+
+
+def _steps_with(d: ProtocolDraft, word: str) -> int:
+    return sum(word.lower() in s.lower() for s in d.steps)
+
+
+LADDERS = [
+    # avoided outright, though the panic happened somewhere else
+    ("Hasn't boarded a ferry since a panic attack on the crossing to the island last summer. "
+     "Exposure plan please", "ferr"),
+    ("cant touch light switches at work, uses a tissue every time. exposure ladder", "switch"),
+    # a pronoun first, then the sensation the exposure is aimed at
+    ("Avoids anything that leaves her out of breath. Exposure practice aimed at breathlessness",
+     "breathless"),
+    ("Arachnophobia - won't go into the garden shed any more. Hierarchy please", "spider"),
+    ("dental phobia, has not been to the dentist since school. Ladder please", "dentist"),
+    ("He freezes whenever he has to answer questions in the weekly seminar. Graded exposure",
+     "answering questions"),
+    ("graded exposure for a student who avoids anything to do with lifts", "lift"),
+]
+
+
+@pytest.mark.parametrize(("intent", "word"), LADDERS, ids=[w for _, w in LADDERS])
+def test_a_ladder_has_the_avoided_thing_on_its_rungs(intent: str, word: str) -> None:
+    d = _draft(intent)
+    assert _steps_with(d, word) >= 3, d.steps
+
+
+FOCUSED = [
+    ("Thought record please - Marta (35) feels worthless when her manager skips her on the rota",
+     "rota"),
+    ("worry time for a retired nurse who worries constantly about her grandchildren's safety",
+     "grandchildren"),
+    ("Cognitive restructuring; the situation was her sister not inviting her to the baby shower",
+     "baby shower"),
+    ("BA for a retired postman who stopped going to the allotment and stopped singing in the "
+     "choir", "choir"),
+    ("Dad keeps going back over the row with his neighbour about the fence, weeks later",
+     "neighbour"),
+    ("thought record - client is a bus driver, thinks one complaint means he'll be sacked",
+     "complaint"),
+    ("Restructure 'I always ruin everything' after burning the family dinner", "dinner"),
+    ("Problem solving for Omar: his hours were cut at the bakery and rent is due", "bakery"),
+]
+
+
+@pytest.mark.parametrize(("intent", "word"), FOCUSED, ids=[w for _, w in FOCUSED])
+def test_the_steps_work_with_the_situation_of_the_request(intent: str, word: str) -> None:
+    d = _draft(intent)
+    assert _steps_with(d, word) >= 1, d.steps
+
+
+def test_every_activity_given_up_is_read() -> None:
+    asked = read_request("stopped going to the allotment, stopped singing in the choir")
+    assert asked.activity and "allotment" in asked.activity and "choir" in asked.activity
+
+
+@pytest.mark.parametrize("intent", [
+    "Low mood because of the divorce; behavioural activation please",
+    "Paced breathing for a bus driver who gets panicky in heavy traffic",
+])
+def test_no_ladder_where_nothing_is_feared(intent: str) -> None:
+    d = _draft(intent)
+    assert "Facing fears" not in d.title
+
+
+def test_gerund() -> None:
+    assert [_gerund(w) for w in ("speak", "give", "sit", "lie", "visit", "open")] == [
+        "speaking", "giving", "sitting", "lying", "visiting", "opening"]
