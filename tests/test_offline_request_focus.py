@@ -89,3 +89,48 @@ def test_no_ladder_where_nothing_is_feared(intent: str) -> None:
 def test_gerund() -> None:
     assert [_gerund(w) for w in ("speak", "give", "sit", "lie", "visit", "open")] == [
         "speaking", "giving", "sitting", "lying", "visiting", "opening"]
+
+
+def _revise(intent: str, comment: str) -> str:
+    from engine.pipelines.protocol.text import render_protocol
+    first = render_protocol(_draft(intent))
+    d = draft_protocol(DraftTask(kind="protocol", stage="draft",
+                                 input={"intent": intent, "audience": "adults"},
+                                 iteration=2, previous=first, feedback=[comment]))
+    return render_protocol(d)
+
+
+def _body(text: str) -> str:
+    return text.split("## Open points")[0].lower()
+
+
+@pytest.mark.parametrize(("intent", "comment", "words"), [
+    # the easiest rung, placed after the steps that set the ladder up
+    ("Exposure ladder for a fear of lifts", "Begin the ladder by standing next to the lift "
+     "doors at the library for five minutes.", ["library", "five minutes"]),
+    ("Exposure ladder for a fear of lifts", "The first rung should be pressing the call button "
+     "and walking away.", ["call button"]),
+    # a rung is a step
+    ("Graded exposure for fear of dogs", "Add a rung where she watches the neighbour's spaniel "
+     "through the window.", ["spaniel"]),
+    # an adverb before "be"
+    ("Exposure steps for bridges", "The final step should really be walking across the "
+     "Humber Bridge with her son.", ["humber bridge"]),
+    # a bare pointer joins the statement before it
+    ("Sleep routine for a student who scrolls until 2am",
+     "Lights out should be 11pm on weeknights. Please put that in.", ["11pm"]),
+    ("Behavioural activation for a retired baker", "The allotment club meets on Saturdays - "
+     "put Saturday in the schedule.", ["saturday"]),
+])
+def test_placed_comments_are_applied(intent: str, comment: str, words: list[str]) -> None:
+    body = _body(_revise(intent, comment))
+    for w in words:
+        assert w in body, body
+
+
+def test_a_mention_the_echo_filter_refuses_is_reported_not_dropped() -> None:
+    # The phrase is refused by the echo filter (it reads like hiding something); before, the
+    # revision came back unchanged with nothing said.
+    text = _revise("Breathing exercise for panic on the bus",
+                   "Mention that he can do it with his eyes closed so nobody on the bus notices.")
+    assert "## Open points" in text and "Not applied" in text

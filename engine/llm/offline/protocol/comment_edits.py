@@ -88,7 +88,8 @@ def step_from_clause(clause: str) -> str | None:
 
 # -- what a sentence asks for --------------------------------------------------------------------
 
-_STEP_WORD = r"(?:an?|one|another|the)?\s*(?:(?:extra|new|early|first|last|final|further)\s+)?step"
+_STEP_WORD = (r"(?:an?|one|another|the)?\s*(?:(?:extra|new|early|first|last|final|further|middle)"
+              r"\s+)?(?:step|rung)")
 _STEP_CLAUSE = re.compile(
     r"\b(?:add|include|put in|insert|give (?:her|him|them))\s+" + _STEP_WORD +
     r"\s+(?:where|in which|that|when|during which)\s+(.{3,200})", re.I)
@@ -98,9 +99,10 @@ _SAY_THAT = re.compile(
     r"\b(?:say|state|add|note|explain|mention|make (?:it )?clear|tell (?:her|him|them|the "
     r"(?:client|reader)))\s+that\s+(.{3,200})", re.I)
 _POINTER = re.compile(
-    r"\b(?:put (?:that|this|it) in|name (?:it|him|her|them|the \w+)|mention (?:it|that|this|"
-    r"him|her|them)|include (?:that|this|it)|use (?:that|this|it|the name|(?:her|his|their) "
-    r"(?:name|names|title))|add (?:that|this|it))\b", re.I)
+    r"\b(?:put (?:that|this|it|both|them|those|these|(?-i:[A-Z])\w+) in|name (?:it|him|her|them|"
+    r"the \w+)|mention (?:it|that|this|him|her|them|those|these|both)|include (?:that|this|it|"
+    r"both|those|these)|use (?:that|this|it|the name|(?:her|his|their) (?:name|names|title))|"
+    r"add (?:that|this|it|both|those|these))\b", re.I)
 # "tell him to charge the phone in the kitchen": what the reader is to do, as a step.
 _TELL_TO = re.compile(
     r"\b(?:tell|ask|remind|encourage|advise|get|invite)\s+(?:her|him|them|the (?:client|patient|"
@@ -110,9 +112,17 @@ _TELL_TO = re.compile(
 _TOP = r"(?:top|final|last|highest|hardest|biggest)\s+(?:rung|step|goal|task|challenge)"
 _TOP_IS = re.compile(
     rf"\b(?:the\s+|her\s+|his\s+|their\s+)?{_TOP}\s+(?:should|must|could|would|needs? to|"
-    rf"has to|ought to|can)\s+be\s+(.{{3,160}})|\bmake\s+(?:the\s+)?{_TOP}\s+(.{{3,160}})|"
+    rf"has to|ought to|can)\s+(?:actually\s+|really\s+|definitely\s+|probably\s+)?be\s+"
+    rf"(.{{3,160}})|\bmake\s+(?:the\s+)?{_TOP}\s+(.{{3,160}})|"
     rf"\b(?:add|include|put in|insert|use|have)\s+(.{{3,160}}?)\s+as\s+(?:the|her|his|their|a)\s+"
     rf"{_TOP}\b", re.I)
+# "start the ladder with sitting in the car park", "the first rung should be ...": the
+# easiest rung, before the others.
+_FIRST_IS = re.compile(
+    r"\b(?:start|begin|open)\s+(?:the\s+|her\s+|his\s+|their\s+)?(?:ladder|hierarchy|"
+    r"exposure|exercise|steps|list|rungs)\s+(?:with|by)\s+(.{3,160})|"
+    r"\b(?:the\s+)?(?:first|bottom|lowest|easiest|opening)\s+(?:rung|step)\s+(?:should|must|"
+    r"could|needs? to|has to|can)\s+(?:actually\s+|really\s+)?be\s+(.{3,160})", re.I)
 # "add her crisis line number 116 123 to the safety plan"
 _TO_PLAN = re.compile(
     r"\b(?:add|put|include|list|write)\s+(.{3,120}?)\s+(?:to|in|into|on)\s+(?:the|her|his|"
@@ -127,7 +137,8 @@ _NAME_AS = re.compile(r"\b[Nn]ame\s+(the|her|his|their|your)\s+([a-z][\w ]{2,30}
                       # "name X as someone she can go to" adds a support (feedback._SUPPORT)
                       r"(?!,?\s+as\s+(?:someone|somebody|a person|a contact|the person))")
 _FACT = re.compile(r"\b(?:is|are|was|were|'s)\s+(?:called|named|at|on|in)?\b|\bcalled\b|"
-                   r"\bnamed\b", re.I)
+                   r"\bnamed\b|\b(?:should|will|must|has to|needs to)\s+be\b|"
+                   r"\b(?:meets|starts|opens|closes|runs|happens|lives|works|charges)\b", re.I)
 _QUOTE = re.compile(r"(?:^|\s|:)[\"\u201c'\u2018]([^\"\u201d\n]{3,120}?)[\"\u201d'\u2019]"
                     r"(?=[\s.,;:!?)]|$)")
 _QUOTE_VERB = re.compile(r"\b(?:put|use|make|write|include|add|quote|insert)\b", re.I)
@@ -143,7 +154,8 @@ class Edit:
     """The comment's sentence, quoted back if the edit cannot be made."""
     kind: str
     """"step" (add `text` as a step), "sentence" (add `text` to a step or the purpose),
-    "replace" (`old` -> `text` throughout), "last_step" (`text` as the final step), "plan"
+    "replace" (`old` -> `text` throughout), "last_step" (`text` as the final step),
+    "first_step" (`text` as the easiest rung), "plan"
     (`text` in the step about the safety plan, else the safety note), "setting" (`text` in the
     step that mentions `old`)."""
     text: str
@@ -166,12 +178,21 @@ def _as_sentence(text: str, max_words: int = 24) -> str | None:
     return _end(_cap(_to_second_person(safe))) if safe else None
 
 
+def bare_pointer(sentence: str) -> bool:
+    """ "Pls put both in.", "Mention those." : a sentence that only points at another."""
+    m = _POINTER.search(sentence)
+    return bool(m) and not re.search(r"\w", _POINTER.sub("", re.sub(
+        r"\b(?:please|pls|plz|also|and|can you|could you|too|as well|thanks|in the \w+)\b", "",
+        sentence, flags=re.I)))
+
+
 def _fact_before(sentence: str, context: list[str]) -> str | None:
     """What "put that in" / "name it" points at: the statement before a dash in the same
     sentence, else the nearest earlier context sentence that states something."""
     head = re.split(r"\s[-\u2013\u2014]\s|\s*[\u2013\u2014]\s*|:\s", sentence, maxsplit=1)
-    if len(head) == 2 and not is_request(head[0]) and _FACT.search(head[0]):
-        return head[0]
+    if len(head) == 2 and _FACT.search(head[0]) and (not is_request(head[0])
+                                                    or _POINTER.search(head[1])):
+        return head[0]  # "curfew should be 10pm - put that in": the pointer says it is a fact
     # "She may bring headphones, please add that": the statement before the pointer.
     if m := _POINTER.search(sentence):
         before = re.sub(r"[,;\s]*(?:and|so|please|pls)?[,;\s]*$", "", sentence[:m.start()],
@@ -240,6 +261,11 @@ def _placed_edits(sentence: str, where: int | None) -> list[Edit]:
             text = text if kind == "step" else _end(
                 f"Finish with {text}" if final else f"Work up to {text} as your top rung")
             out.append(Edit(sentence, "last_step" if final else "step", text))
+    if m := _FIRST_IS.search(sentence):
+        if got := _noun_or_action(next(g for g in m.groups() if g).rstrip(". ")):
+            kind, text = got
+            out.append(Edit(sentence, "first_step",
+                            text if kind == "step" else _end(f"Start with {text}")))
     if m := _TO_PLAN.search(sentence):
         if thing := _safe_fragment(third_to_second(m.group(1)), max_words=16):
             out.append(Edit(sentence, "plan", _end(f"Add {_to_second_person(thing)} to your "
@@ -332,6 +358,14 @@ def _add_where(doc: _Doc, e: Edit) -> None:
     _add_sentence(doc, e.text, at if at is not None else e.step)
 
 
+def _first_rung(doc: _Doc) -> int:
+    """Where the easiest rung goes: after the steps that write down the fear and make the
+    ladder, else first."""
+    lead = [i for i, s in enumerate(doc.steps[:3])
+            if re.search(r"\b(?:write down|make a ladder|list|rate each)\b", s, re.I)]
+    return lead[-1] + 1 if lead else 0
+
+
 def apply(doc: _Doc, edits: list[Edit], add_step: Callable[[_Doc, str], None]) -> list[str]:
     """Make each edit; the sentences of those that could not be made."""
     failed = []
@@ -341,6 +375,9 @@ def apply(doc: _Doc, edits: list[Edit], add_step: Callable[[_Doc, str], None]) -
                 failed.append(e.source)
         elif e.kind == "step":
             add_step(doc, e.text)
+        elif e.kind == "first_step":
+            if _norm(e.text.rstrip(".")) not in _norm(doc.all_text()):
+                doc.steps.insert(_first_rung(doc), e.text)
         elif e.kind == "last_step":
             if _norm(e.text.rstrip(".")) not in _norm(doc.all_text()):
                 doc.steps.append(e.text)

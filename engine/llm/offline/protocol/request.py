@@ -102,6 +102,7 @@ URGES = re.compile(
 _LEADING = re.compile(r"^(?:the\s+(?=fear\b)|fear\s+of\s+|being\s+in\s+(?=an?\b))", re.I)
 
 
+_TRAILING = re.compile(r"\s+(?:exposure|ladder|hierarchy|plan|steps|exercise|work)$", re.I)
 _LAST_PLACE = re.compile(r"\s+(?:at|in|on|during|with|from|about|near)\s+(?!.*\s(?:at|in|on|during|"
                          r"with|from|about|near)\s)", re.I)
 
@@ -111,6 +112,7 @@ def phrase_of(text: str) -> str | None:
     cut = CLAUSE_END.search(text)
     phrase = (text[:cut.start()] if cut else text).strip()
     phrase = _LEADING.sub("", phrase).strip()
+    phrase = _TRAILING.sub("", phrase)  # "fear of flying exposure": flying
     while len(phrase.split()) > 10 and (m := _LAST_PLACE.search(phrase)) and m.start() > 0:
         phrase = phrase[:m.start()]  # "the fight she had with her best friend [at the party]"
     if len(phrase) < 3 or len(phrase.split()) > 10:
