@@ -118,3 +118,52 @@ def test_a_fact_beside_an_ask_reaches_every_message_and_counts_as_answered(
     assert "The kids eat free before 10am." in body, body
     assert "We're at 4 Bialik Street." in body, body
     assert not [f for f in outreach["flags"] if f["category"] == "not_addressed"]
+
+
+def test_naming_the_product_of_a_short_goal_is_no_pasted_goal() -> None:
+    """A goal that is little more than its product ("Rye sourdough loaf for commuters"): a
+    message about "our rye sourdough loaf" names the product; it neither pastes the goal (no
+    internal KPI) nor promotes something else (no off-product flag)."""
+    from engine.checks.campaign_consistency import campaign_findings
+
+    outreach = ("# Outreach messages: Alma Cafe\n\n## @maya.brews · Maya Levi\n\n### SMS\n\n"
+                "Hi Maya! Would you post one reel about our rye sourdough loaf for commuters "
+                "for $180? It's a paid partnership (#ad).\n")
+    context = {"brand": {"products": ["rye sourdough loaf", "oat-milk latte"]}}
+    found = campaign_findings("outreach", outreach,
+                              {"goal": "Rye sourdough loaf for commuters"}, context)
+    assert not [f.category for f in found if f.category in ("off_product", "kpi_in_message")]
+    # A message that pastes a longer goal is still caught.
+    pasted = outreach.replace("our rye sourdough loaf for commuters",
+                              "how we get commuters at the station to buy the rye sourdough "
+                              "loaf every morning,")
+    found = campaign_findings("outreach", pasted, {
+        "goal": "Get commuters at the station to buy the rye sourdough loaf every morning"},
+        context)
+    assert "kpi_in_message" in [f.category for f in found]
+
+
+def test_an_ask_without_a_rule_beside_an_applied_one_is_reported_on_its_own(
+        db_url: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """Item 2: "thresholds met" is never reported over an unanswered comment, and a comment
+    the drafter applied only in part says which part it left."""
+    cli(capsys, "run", "campaign", "--input-json", json.dumps(DONUTS))
+    cli(capsys, "approve", "1")
+    cli(capsys, "approve", "1")
+    cli(capsys, "revise", "1", "--comment",
+        "Add a line about the free parking. Also push the kickoff call to Thursday.")
+    outreach = latest(detail(capsys))
+    body = outreach["content"]
+    assert "free parking" in body.split("## Open points")[0], body
+    assert 'Not applied: "Also push the kickoff call to Thursday."' in body, body
+    assert [f for f in outreach["flags"] if f["category"] == "not_addressed"]
+    assert detail(capsys)["halt_reason"] != "thresholds_met"
+
+
+def test_a_brief_comment_of_two_asks_lists_the_one_it_cannot_apply() -> None:
+    from engine.llm.offline.campaign.common import unhandled_feedback
+    from engine.pipelines.base import DraftTask
+
+    task = DraftTask(kind="campaign", stage="brief", input={}, iteration=2, feedback=[
+        "Mention the loyalty card. Also move the launch to the first week of May."])
+    assert unhandled_feedback(task) == ["Also move the launch to the first week of May."]

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from engine.checks.comment_asks import is_request, points_back
 from engine.pipelines.base import DraftTask, NoteOut
 from engine.pipelines.campaign.brands import BrandOut
 from engine.pipelines.campaign.compliance import claim_rules, find_claims
@@ -260,10 +261,35 @@ def wants_shorter(task: DraftTask) -> bool:
     return any(SHORTER.search(f) for f in stage_feedback(task))
 
 
+def asks_of(comment: str) -> list[str]:
+    """The sentences of a comment that ask for something ("Also push the call to Thursday."
+    too: an imperative after "also"), not those pointing back to another ("Put that in the
+    messages.") or giving context ("Good start.")."""
+    return [x for x in sentences_of(comment) if not points_back(x) and (
+        is_request(x) or _ALSO_DO.match(x))]
+
+
+# "Also push the call to Thursday", "And swap the photo": an imperative after "also"/"and"
+# (not a statement: "And the address is ...", "Also, we're closed Mondays").
+_ALSO_DO = re.compile(r"^\W*(?:and|also|plus|and also)\b[,\s]+(?!(?:the|a|an|our|we|we're|it|"
+                      r"it's|they|there|i|you|he|she|this|that|these|those|my|their|his|her|its|"
+                      r"\d)\b)[a-z]+\s+(?:the|a|an|our|it|them|her|him|this|that|"
+                      r"every|each|all|to)\b", re.I)
+
+
 def unhandled_feedback(task: DraftTask) -> list[str]:
-    """Feedback the templates cannot act on: carried into the brief as open points."""
-    return [f for f in stage_feedback(task) if not mentions_in([f]) and not SHORTER.search(f)
-            and not re.search(r"@[\w.]+", f)]
+    """Feedback the templates cannot act on: carried into the brief as open points. In a
+    comment of several asks, each ask the templates cannot act on, on its own ("Add the
+    student discount. Also move the launch to May." lists the second)."""
+    def handled(x: str) -> bool:
+        return bool(mentions_in([x]) or SHORTER.search(x) or re.search(r"@[\w.]+", x))
+
+    out = []
+    for f in stage_feedback(task):
+        asks = asks_of(f)
+        out += [x for x in asks if not handled(x)] if len(asks) > 1 else \
+            [] if handled(f) else [f]
+    return out
 
 
 def products_for(goal: str, brand: BrandOut | None) -> list[str]:
