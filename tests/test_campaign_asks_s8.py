@@ -7,14 +7,17 @@ Phrasings here are new: none is a development case's words."""
 from __future__ import annotations
 
 import json
+from datetime import UTC
 
 import pytest
 
+from engine import service, views
 from engine.checks.feedback_coverage import Comment, feedback_findings
 from engine.llm.offline.campaign.common import mentions_in, said_as_sentence
 from engine.pipelines.campaign.goal import goal_product, goal_targets
 from engine.pipelines.campaign.requests import fee_ask
 from tests.test_campaign_open_points import detail, latest
+from tests.test_follow_binding import _drive
 from tests.test_follow_loop import cli
 
 
@@ -25,8 +28,12 @@ from tests.test_follow_loop import cli
     ("Book out the tasting menu seats every Thursday", "tasting menu"),
     ("fill the friday pizza night tables with students", "friday pizza night"),
     ("Launch our folding picnic tables for summer", "folding picnic tables"),  # the product
+    ("New trail running vest, ultra runners to test it in June", "trail running vest"),
+    ("Honey oat granola launch for busy parents", "honey oat granola"),
+    ("Spring launch of the linen sun hat", "linen sun hat"),
+    ("Launch for new mums: the night feed lamp", None),  # no object after the verb
 ])
-def test_the_goal_names_its_product_in_more_ways(goal: str, product: str) -> None:
+def test_the_goal_names_its_product_in_more_ways(goal: str, product: str | None) -> None:
     assert goal_product(goal) == product
 
 
@@ -167,3 +174,25 @@ def test_a_brief_comment_of_two_asks_lists_the_one_it_cannot_apply() -> None:
     task = DraftTask(kind="campaign", stage="brief", input={}, iteration=2, feedback=[
         "Mention the loyalty card. Also move the launch to the first week of May."])
     assert unhandled_feedback(task) == ["Also move the launch to the first week of May."]
+
+
+def test_the_checks_count_a_campaigns_dates_from_the_runs_first_day(db_url: str) -> None:
+    """The follow checks' context carries the run's creation day as "today" (the drafters
+    count from it too), so a run reviewed weeks later is judged against its own dates."""
+    from datetime import datetime
+
+    from sqlalchemy import update
+
+    from db.models import Run
+    from db.session import get_engine
+    from engine.follow_context import load_follow
+
+    run_id = service.start_run(kind="campaign", actor="t", input=DONUTS)
+    _drive(run_id)
+    draft_id = views.get_run(run_id).current.id  # type: ignore[union-attr]
+    with get_engine().begin() as c:
+        c.execute(update(Run).where(Run.id == run_id)  # type: ignore[arg-type]
+                  .values(created_at=datetime(2026, 1, 5, 9, 30, tzinfo=UTC)))
+        got = load_follow(c, run_id=run_id, draft_id=draft_id, kind="campaign",
+                          critics=set(), brand_id=1)
+    assert got.context["today"] == "2026-01-05"

@@ -18,8 +18,11 @@ from engine.pipelines.campaign.money import NUMBER, SYMBOL
 _GOAL_PRODUCT = [re.compile(p, re.I) for p in (
     r"\b(?:launch(?:es|ed|ing)?|introduc(?:e|es|ed|ing)|promot(?:e|es|ed|ing)|"
     r"unveil(?:s|ed|ing)?|debut(?:s|ed|ing)?|releas(?:e|es|ed|ing)|showcas(?:e|es|ed|ing)|"
-    r"featur(?:e|es|ed|ing))\s+"
-    r"(?:(?:our|the|an|a|its|their)\b)?\s*(?:new\s+|latest\s+)?(.+)",
+    r"featur(?:e|es|ed|ing))\s+(?:of\s+)?"
+    r"(?:(?:our|the|an|a|its|their)\b)?\s*(?:new\s+|latest\s+)?"
+    # "launch for sensitive skin", "launch in May": no object (the product is said before)
+    r"(?!(?:for|to|in|on|at|with|by|from|into|across|this|next|among|during|before|after|"
+    r"campaign|event|party)\b)(.+)",
     # "push the sourdough pastry box as a gift" (an article after it: "push for ..." is not)
     r"\b(?:push|boost|spotlight|highlight|advertise|market|pitch)\s+(?:our|the|a|an)\s+"
     r"(?:new\s+|latest\s+)?(.+)",
@@ -32,6 +35,11 @@ _GOAL_PRODUCT = [re.compile(p, re.I) for p in (
     r"\bfor\s+(?:our|the)\s+(?:new\s+)?(.+)",
     # "sell 400 loaves a week of our new sourdough rye bread"
     r"\bof\s+(?:our|the)\s+(?:new|latest)\s+(.+)",
+    # A goal that opens with its product: "New recovery sandal, trail creators to review it",
+    # "Tempo 3 trainers launch" (not a season's: "Summer launch of ...").
+    r"^\W*(?:a\s+|our\s+|the\s+)?new\s+(.+)",
+    r"^\W*(?:our\s+|the\s+)?(?!(?:summer|winter|spring|autumn|fall|holiday|christmas|easter|soft|"
+    r"big|brand|product|q[1-4]|spring)\b)((?:[\w'-]+\s+){0,4}?[\w'-]+)\s+(?:launch|release|drop)\b",
 )]
 _GOAL_PRODUCT_END = re.compile(
     r"\s+(?:to|for|this|next|among|in|at|with|by|during|before|after|across|so|and|that|"
@@ -323,6 +331,12 @@ def goal_product(goal: str) -> str | None:
         if _FILLED.match(m.group(0)):  # "fill the weekend brunch tables": the brunch is sold
             phrase = _SEATS.sub("", phrase) or phrase
         if 2 <= len(phrase) <= 60 and len(phrase.split()) <= 6 and not re.match(
-                r"^(?:us|more|people|customers|sales|awareness|visits?)\b", phrase, re.I):
+                r"^(?:us|more|people|customers|clients|members|followers|subscribers|users|"
+                r"sales|awareness|visits?)\b", phrase, re.I):
+            # "Barrier repair cream launch": a capital that only opens the goal is no name's.
+            opens = not goal[:m.start(1)].strip(" -:'\"") or re.fullmatch(
+                r"\W*(?:a|our|the|new|a new|our new|the new)\s*", goal[:m.start(1)], re.I)
+            if opens and phrase[1:2].islower():
+                phrase = phrase[:1].lower() + phrase[1:]
             return phrase
     return None

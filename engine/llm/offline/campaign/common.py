@@ -298,6 +298,8 @@ def products_for(goal: str, brand: BrandOut | None) -> list[str]:
     # The goal's own product, else a brand product the goal names ("... for weekend brunch").
     named = goal_product(goal) or next((p for p in own if re.search(
         rf"\b{re.escape(p.lower())}\b", goal.lower())), None)
+    # The brand's own spelling of it ("Tempo 3 trainers", not the goal's "tempo 3 trainers").
+    named = next((p for p in own if named and p.lower() == named.lower()), named)
     out = [named] if named else []
     out += [p for p in own if not named or p.lower() != named.lower()]
     return out or ["our products"]
