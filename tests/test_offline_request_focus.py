@@ -134,3 +134,29 @@ def test_a_mention_the_echo_filter_refuses_is_reported_not_dropped() -> None:
     text = _revise("Breathing exercise for panic on the bus",
                    "Mention that he can do it with his eyes closed so nobody on the bus notices.")
     assert "## Open points" in text and "Not applied" in text
+
+
+@pytest.mark.parametrize(("intent", "title"), [
+    ("BA for a retired fisherman who used to love mending nets with his brother", "activ"),
+    ("She passes out at the sight of needles and keeps putting off her vaccinations",
+     "Facing fears"),
+    ("Her landlord has put the rent up again; help her break it into solvable chunks",
+     "problem"),
+])
+def test_the_technique_a_request_names_or_needs(intent: str, title: str) -> None:
+    assert title.lower() in _draft(intent).title.lower()
+
+
+def test_banging_ones_head_is_an_urge_to_self_harm() -> None:
+    asked = read_request("teen bangs his head against the door when he gets overwhelmed")
+    assert asked.urges
+
+
+def test_a_replacement_whose_old_words_are_missing_still_brings_the_new_in() -> None:
+    # An action becomes a step; nothing to attach a thing to is reported, not dropped.
+    text = _revise("Sleep routine for a nurse on nights", "Replace 'leave your phone in the "
+                   "hall' with 'charge the phone in the kitchen'.")
+    assert "charge the phone in the kitchen" in _body(text)
+    text = _revise("Graded exposure for fear of dogs", "Replace 'kitten' with 'a calm older "
+                   "dog on a lead'.")
+    assert "calm older dog on a lead" in _body(text) or "Not applied" in text
