@@ -20,9 +20,21 @@ _REQUEST_ANYWHERE = re.compile(
     r"put (?:that|this|it) in|name (?:it|him|her|them))\b|\?\s*$", re.I)
 
 
+# "Put that in the messages", "add this to each DM": an ask whose content is the sentence
+# before it ("The bean is a Yirgacheffe. Put that in the messages.").
+_POINTS_BACK = re.compile(_LEAD + r"(?:put|add|include|mention|use|say|insert|stick)\s+"
+                          r"(?:that|this|it|those|these|them)(?:\s+too)?(?:\s+(?:in|to|into|on)\b.*)?[.!]?\s*$",
+                          re.I)
+
+
+def points_back(sentence: str) -> bool:
+    """Whether an ask's content is the sentence before it."""
+    return bool(_POINTS_BACK.match(sentence))
+
+
 def is_request(sentence: str) -> bool:
     """Whether a sentence of a comment asks for something (else it is context)."""
     return bool(_REQUEST_START.search(sentence) or _REQUEST_ANYWHERE.search(sentence))
 
 
-__all__ = ["is_request"]
+__all__ = ["is_request", "points_back"]

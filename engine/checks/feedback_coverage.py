@@ -24,7 +24,7 @@ from typing import Literal
 from pydantic import BaseModel
 
 from engine.checks.campaign_feedback import campaign_verdict
-from engine.checks.comment_asks import is_request
+from engine.checks.comment_asks import is_request, points_back
 from engine.checks.findings import Finding, finding
 from engine.checks.terms import (
     data,
@@ -258,9 +258,12 @@ def _campaign_asks(comment: str, before: str, after: str) -> str | None:
     to Instagram DM. Add a line about the free tasting."): the worst verdict stands, so an ask
     after the first that was left out is not hidden by one that was answered. A comment of one
     ask: the messages' own reading (campaign_verdict), else None."""
-    asks = [x for x in sentences_of(comment)
-            if is_request(x) or campaign_verdict(x, before, after) is not None]
-    if len(asks) < 2:
+    said = sentences_of(comment)
+    # "The bean is a Yirgacheffe. Put that in the messages.": one ask, the sentence before.
+    said = [said[k - 1] if k and points_back(x) else x for k, x in enumerate(said)]
+    asks = list(dict.fromkeys(x for k, x in enumerate(said) if is_request(x) or (
+        k + 1 < len(said) and said[k + 1] == x) or campaign_verdict(x, before, after) is not None))
+    if len(asks) < 2 and not (asks and any(points_back(x) for x in sentences_of(comment))):
         return campaign_verdict(comment, before, after)
     verdicts = {campaign_verdict(x, before, after)
                 or ("answered" if answered(x, before, after) else "not_addressed") for x in asks}

@@ -157,8 +157,9 @@ def _message(channel: str, e: dict[str, Any], *, brand: BrandOut | None, brand_n
         return title, body
     tail = "Interested? Reply and we'll send the details." if easy else \
         "Would you like the details? Please reply."
+    # What the creator gets besides the fee, as the email's "What we offer" says it.
     core = (f"{hello} {who} {hook} We'd like to offer you a fee of {market.fee(offer)} for {ask} "
-            f"about our {product}. {extras} {disclose} {tail}")
+            f"about our {product}, and our {product} for you to try. {extras} {disclose} {tail}")
     if short or channel == "sms":
         core = (f"{hello} {who} {hook} Would you post {ask} about our {product} for "
                 f"{market.fee(offer)}? {extras} {disclose} {tail}")
