@@ -160,3 +160,19 @@ def test_a_replacement_whose_old_words_are_missing_still_brings_the_new_in() -> 
     text = _revise("Graded exposure for fear of dogs", "Replace 'kitten' with 'a calm older "
                    "dog on a lead'.")
     assert "calm older dog on a lead" in _body(text) or "Not applied" in text
+
+
+@pytest.mark.parametrize("technique", [
+    "Sleep routine", "Thought record", "Worry postponement", "Paced breathing", "Problem solving",
+    "Behavioural activation", "Cognitive restructuring", "Graded exposure for fear of cats,"])
+def test_every_technique_can_write_up_to_twelve_steps(technique: str) -> None:
+    # Each template's pool (steps and extra steps) reaches the largest count a request may
+    # ask for, so "in 12 steps" is met after a revision instead of stalling at eight.
+    from engine.checks.step_count import MAX_ASKED
+    from engine.pipelines.protocol.text import render_protocol
+    intent = f"{technique} in {MAX_ASKED} steps for a night-shift nurse"
+    first = render_protocol(_draft(intent))
+    d = draft_protocol(DraftTask(kind="protocol", stage="draft",
+                                 input={"intent": intent, "audience": "adults"},
+                                 iteration=2, previous=first, feedback=[]))
+    assert len(d.steps) == MAX_ASKED
