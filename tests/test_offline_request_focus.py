@@ -176,3 +176,24 @@ def test_every_technique_can_write_up_to_twelve_steps(technique: str) -> None:
                                  input={"intent": intent, "audience": "adults"},
                                  iteration=2, previous=first, feedback=[]))
     assert len(d.steps) == MAX_ASKED
+
+
+@pytest.mark.parametrize(("intent", "word", "absent"), [
+    ("Sleep routine for a retired teacher who dozes on the sofa most afternoons - naps "
+     "every day", "nap", None),
+    ("Sleep plan for a paramedic who must sleep in the daytime between shifts", "daytime", None),
+    # the technique's own words pick nothing: a thought record gets no extra step for "thought"
+    ("Thought record for a man who snaps at his kids", None, "in one place"),
+])
+def test_an_extra_step_about_what_the_request_says(intent: str, word: str | None,
+                                                   absent: str | None) -> None:
+    steps = " ".join(_draft(intent).steps).lower()
+    assert word is None or word in steps
+    assert absent is None or absent not in steps
+
+
+def test_a_cut_echo_does_not_end_on_a_dangling_word() -> None:
+    from engine.llm.offline.protocol.common import _safe_fragment
+    cut = _safe_fragment("she lies awake for hours and hours every night after a long night "
+                         "shift at the big warehouse", max_words=12)
+    assert cut and not cut.endswith((" a", " the", " after", " at"))
