@@ -134,3 +134,66 @@ def test_a_mention_the_echo_filter_refuses_is_reported_not_dropped() -> None:
     text = _revise("Breathing exercise for panic on the bus",
                    "Mention that he can do it with his eyes closed so nobody on the bus notices.")
     assert "## Open points" in text and "Not applied" in text
+
+
+@pytest.mark.parametrize(("intent", "title"), [
+    ("BA for a retired fisherman who used to love mending nets with his brother", "activ"),
+    ("She passes out at the sight of needles and keeps putting off her vaccinations",
+     "Facing fears"),
+    ("Her landlord has put the rent up again; help her break it into solvable chunks",
+     "problem"),
+])
+def test_the_technique_a_request_names_or_needs(intent: str, title: str) -> None:
+    assert title.lower() in _draft(intent).title.lower()
+
+
+def test_banging_ones_head_is_an_urge_to_self_harm() -> None:
+    asked = read_request("teen bangs his head against the door when he gets overwhelmed")
+    assert asked.urges
+
+
+def test_a_replacement_whose_old_words_are_missing_still_brings_the_new_in() -> None:
+    # An action becomes a step; nothing to attach a thing to is reported, not dropped.
+    text = _revise("Sleep routine for a nurse on nights", "Replace 'leave your phone in the "
+                   "hall' with 'charge the phone in the kitchen'.")
+    assert "charge the phone in the kitchen" in _body(text)
+    text = _revise("Graded exposure for fear of dogs", "Replace 'kitten' with 'a calm older "
+                   "dog on a lead'.")
+    assert "calm older dog on a lead" in _body(text) or "Not applied" in text
+
+
+@pytest.mark.parametrize("technique", [
+    "Sleep routine", "Thought record", "Worry postponement", "Paced breathing", "Problem solving",
+    "Behavioural activation", "Cognitive restructuring", "Graded exposure for fear of cats,"])
+def test_every_technique_can_write_up_to_twelve_steps(technique: str) -> None:
+    # Each template's pool (steps and extra steps) reaches the largest count a request may
+    # ask for, so "in 12 steps" is met after a revision instead of stalling at eight.
+    from engine.checks.step_count import MAX_ASKED
+    from engine.pipelines.protocol.text import render_protocol
+    intent = f"{technique} in {MAX_ASKED} steps for a night-shift nurse"
+    first = render_protocol(_draft(intent))
+    d = draft_protocol(DraftTask(kind="protocol", stage="draft",
+                                 input={"intent": intent, "audience": "adults"},
+                                 iteration=2, previous=first, feedback=[]))
+    assert len(d.steps) == MAX_ASKED
+
+
+@pytest.mark.parametrize(("intent", "word", "absent"), [
+    ("Sleep routine for a retired teacher who dozes on the sofa most afternoons - naps "
+     "every day", "nap", None),
+    ("Sleep plan for a paramedic who must sleep in the daytime between shifts", "daytime", None),
+    # the technique's own words pick nothing: a thought record gets no extra step for "thought"
+    ("Thought record for a man who snaps at his kids", None, "in one place"),
+])
+def test_an_extra_step_about_what_the_request_says(intent: str, word: str | None,
+                                                   absent: str | None) -> None:
+    steps = " ".join(_draft(intent).steps).lower()
+    assert word is None or word in steps
+    assert absent is None or absent not in steps
+
+
+def test_a_cut_echo_does_not_end_on_a_dangling_word() -> None:
+    from engine.llm.offline.protocol.common import _safe_fragment
+    cut = _safe_fragment("she reads the same page of her novel again and again every evening "
+                         "after a long day at the busy garden centre", max_words=12)
+    assert cut and not cut.endswith((" a", " the", " after", " at", " every"))

@@ -322,6 +322,33 @@ def _replace(doc: _Doc, old: str, new: str) -> bool:
     return _norm(new) in _norm(doc.all_text())
 
 
+# "charge the phone in the kitchen": a verb, then what it acts on.
+_VERB_FIRST = re.compile(r"^(?!(?:the|a|an|your|his|her|their|my|some|more|less|no)\b)[a-z]+\s+"
+                         r"(?:the|a|an|your|his|her|their|it|them|up|out|off|down)\b")
+
+
+def _shared(old: str, step: str) -> int:
+    """How many of `old`'s words `step` has, inside longer words too ("room" in "bedroom")."""
+    low = step.lower()
+    return sum(w.rstrip("s") in low for w in re.findall(r"[a-z]{4,}", old.lower()))
+
+
+def _bring_in(doc: _Doc, old: str, new: str, add_step: Callable[[_Doc, str], None]) -> bool:
+    """ "Replace 'X' with 'Y'" where the draft never said X (the reviewer remembered another
+    draft, or a word near it): an action Y becomes a step; a thing Y joins the step that talks
+    about what X is about ("dark room" -> the step about a dark bedroom). False when no step
+    does: the comment is then reported as not applied."""
+    if step := imperative(new) or (_end(_cap(new)) if _VERB_FIRST.match(new) else None):
+        add_step(doc, step)
+        return True
+    scored = [(_shared(old, s), i) for i, s in enumerate(doc.steps)]
+    best, at = max(scored, default=(0, -1))
+    if not best:
+        return False
+    doc.steps[at] = f"{doc.steps[at].rstrip('. ')} (with {new.replace(chr(92), '')})."
+    return True
+
+
 def _add_sentence(doc: _Doc, text: str, step: int | None) -> None:
     if _norm(text.rstrip(".")) in _norm(doc.all_text()):
         return  # applied by an earlier revision
@@ -371,7 +398,7 @@ def apply(doc: _Doc, edits: list[Edit], add_step: Callable[[_Doc, str], None]) -
     failed = []
     for e in edits:
         if e.kind == "replace":
-            if not _replace(doc, e.old, e.text):
+            if not _replace(doc, e.old, e.text) and not _bring_in(doc, e.old, e.text, add_step):
                 failed.append(e.source)
         elif e.kind == "step":
             add_step(doc, e.text)

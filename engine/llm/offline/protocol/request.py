@@ -64,6 +64,8 @@ _FEARED = [re.compile(p, re.I) for p in (
     r"(?:through|across|into|onto|in)\s+(.+)",
     r"\b(?:afraid|scared|terrified|frightened|fearful|phobic|nervous)\s+(?:of|about)\s+(.+)",
     r"\bfears?\s+(?:of|about)\s+(.+)",
+    r"\b(?:faints?|fainting|passes out|panics?|freaks? out)\s+at\s+the\s+"
+    r"(?:sight|thought|sound|smell)\s+of\s+(.+)",
     r"\bphobia\s+(?:of|about)\s+(.+)",
     r"\b(?:freezes?|panics?|shakes?|blanks?|clams?\s+up)\s+(?:whenever|when|if)\s+(?:she|he|they|i|you)\s+"
     r"(?:has|have|needs?|is asked|are asked|must)\s+to\s+(?P<act>.+)",  # an act: "speaking up"
@@ -96,6 +98,7 @@ URGES = re.compile(
     r"\b(self[- ]?harm\w*|self[- ]?injur\w*|hurt(?:s|ing)?\s+(?:my|him|her|them|your)sel(?:f|ves)|"
     r"urges?\s+to\s+(?:\w+\s+){0,2}?(?:self|hurt|harm|cut|injure|hit|punch|bang|scratch|burn|"
     r"bite|pick)|cutting|non-suicidal|"
+    r"(?:hit|bang|punch)(?:s|ting|ing)?\s+(?:my|his|her|their|your)\s+head|punch(?:es|ing)?\s+walls?|"
     r"(?:cut|burn|scratch|hit|punch|bite|bit)(?:s|es|ing)?\s+(?:my|him|her|them|your)sel(?:f|ves)|"
     r"(?:cut|burn|scratch)(?:s|es|ing)?\s+(?:my|his|her|their|your)\s+"
     r"(?:arms?|legs?|wrists?|thighs?|skin|stomach))", re.I)
@@ -172,6 +175,7 @@ def _earliest(patterns: list[re.Pattern[str]], text: str) -> str | None:
 
 
 _FEAR_CUE = re.compile(r"\b(?:fear\w*|afraid|scared|terrified|frightened|phobi\w*|\w+phobi\w*|"
+                       r"faints?\s+at|"
                        r"avoid\w*|panic\w*|anxious|exposure|hierarch\w*|ladder)", re.I)
 # "needle phobia", "hospital avoidance": the word before names the feared thing.
 _KIND_OF_FEAR = re.compile(r"\b([a-z][a-z-]{2,})\s+(phobia|avoidance|fear)\b", re.I)
