@@ -110,6 +110,9 @@ def _body(text: str) -> str:
      "doors at the library for five minutes.", ["library", "five minutes"]),
     ("Exposure ladder for a fear of lifts", "The first rung should be pressing the call button "
      "and walking away.", ["call button"]),
+    # the reader is addressed: "her daughter" in the comment is "your daughter" in the step
+    ("Exposure ladder for a fear of lifts", "Start the ladder with waiting by the lift with her "
+     "daughter.", ["with your daughter"]),
     # a rung is a step
     ("Graded exposure for fear of dogs", "Add a rung where she watches the neighbour's spaniel "
      "through the window.", ["spaniel"]),
