@@ -110,6 +110,9 @@ def _body(text: str) -> str:
      "doors at the library for five minutes.", ["library", "five minutes"]),
     ("Exposure ladder for a fear of lifts", "The first rung should be pressing the call button "
      "and walking away.", ["call button"]),
+    # the reader is addressed: "her daughter" in the comment is "your daughter" in the step
+    ("Exposure ladder for a fear of lifts", "Start the ladder with waiting by the lift with her "
+     "daughter.", ["with your daughter"]),
     # a rung is a step
     ("Graded exposure for fear of dogs", "Add a rung where she watches the neighbour's spaniel "
      "through the window.", ["spaniel"]),
@@ -197,3 +200,24 @@ def test_a_cut_echo_does_not_end_on_a_dangling_word() -> None:
     cut = _safe_fragment("she reads the same page of her novel again and again every evening "
                          "after a long day at the busy garden centre", max_words=12)
     assert cut and not cut.endswith((" a", " the", " after", " at", " every"))
+
+
+@pytest.mark.parametrize(("intent", "words"), [
+    # a belief and its occasion, read before "they" is turned into "you"
+    ("Thought record for Sam - whenever his flatmates go quiet when he walks in he decides they "
+     "are talking about him", ["they are talking about you", "flatmates"]),
+    # a quoted thought and the event before it
+    ("Thought record for a teacher who had a lesson observed and concluded 'I'm useless at "
+     "this job'", ["lesson observed"]),
+    ("CBT sheet: client gets 'nobody likes me' thoughts after every team lunch",
+     ["team lunch"]),
+    # an aside in brackets is not the situation; the occasion after it stays
+    ("Calm breathing for a 7-year-old (his mum will read it aloud) who feels sick and wobbly "
+     "before swimming lessons", ["swimming lessons"]),
+    ("breathing she can use before job interviews (gets breathless and blanks)",
+     ["job interviews"]),
+])
+def test_the_focus_keeps_the_occasion(intent: str, words: list[str]) -> None:
+    steps = " ".join(_draft(intent).steps).lower()
+    for w in words:
+        assert w in steps, steps

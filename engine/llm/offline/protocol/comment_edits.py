@@ -241,7 +241,7 @@ def read_edits(sentence: str, context: list[str]) -> list[Edit]:
 def _noun_or_action(phrase: str) -> tuple[str, str] | None:
     """("step", "Ride the lift.") for an action, ("noun", "the cleaning appointment") else."""
     if step := imperative(phrase):
-        return "step", step
+        return "step", third_to_second(step)  # "read aloud to her manager": your manager
     safe = _safe_fragment(third_to_second(phrase.strip(" ,.;:-")), max_words=20)
     return ("noun", _to_second_person(safe).rstrip(". ")) if safe else None
 

@@ -90,9 +90,13 @@ def focus_of(intent: str, asked: Request) -> str | None:
         return asked.feared or asked.event
     if m := _QUOTED.search(intent):
         thought = _safe_fragment(m.group(1), max_words=12)
-        occasion = re.match(r"\s+(every time|whenever|when|after|before|if)\s+", intent[m.end():])
+        occasion = re.match(r"\s+(?:thoughts?\s+|feelings?\s+)?(every time|whenever|when|after|"
+                            r"before|if)\s+", intent[m.end():])
         rest = phrase_of(intent[m.end() + occasion.end():]) if occasion else None
         when = f"{occasion.group(1)} {rest}" if rest else None  # "after failing her test"
+        if not when and (event := _EVENT_THEN.search(intent[:m.start()])):
+            happened = phrase_of(event.group(1))  # "got an email and concluded ..."
+            when = f"after you {happened}" if happened else None
         return (f"the thought '{_to_second_person(thought)}'" + (f" {when}" if when else "")
                 if thought else None)
     # "Insomnia - 55yo woman lies awake, watches TV in bed": the part that says more; a part
@@ -104,7 +108,9 @@ def focus_of(intent: str, asked: Request) -> str | None:
             and (about := phrase_of(m.group(1))) and not OUTCOME.match(about):
         return f"worrying about {about}"  # "worries about customer reviews all evening"
     parts = []
-    for raw in re.split(r"\s[-\u2013\u2014]\s|[\u2013\u2014]", intent):
+    for raw in re.split(r"\s[-\u2013\u2014]\s|[\u2013\u2014]", _ASIDE.sub("", intent)):
+        if said := _when_belief(raw.strip(" .")):
+            return said
         text = situation_from_intent(raw) or ""
         for _ in range(2):  # "breathing exercise for ..."
             text = _TECHNIQUE_LEAD.sub("", text, count=1).lstrip(" -\u2013\u2014:")
@@ -117,6 +123,16 @@ def focus_of(intent: str, asked: Request) -> str | None:
     return next((f for p in ranked if (f := _part_focus(p))), None)
 
 
+# "who got a critical email from a partner and concluded 'I'm ...'": what happened first.
+_EVENT_THEN = re.compile(r"\b(?:who|that)\s+((?:got|had|received|made|lost|missed|failed|was|"
+                         r"heard|saw|read)\s+.{3,80}?)\s+and\s+(?:then\s+)?(?:concluded|decided|"
+                         r"thought|assumed|told (?:her|him|them)sel(?:f|ves))\s*:?\s*$", re.I)
+# "whenever her friends don't reply she decides they hate her": a belief and its occasion.
+_WHEN_BELIEF = re.compile(r"^(whenever|when|every time|each time|if)\s+(.{3,80}?)\s+(?:she|he|they)"
+                          r"\s+(?:decides?|thinks?|assumes?|believes?|concludes?|is sure|tells? "
+                          r"(?:her|him|them)sel(?:f|ves))\s+(?:that\s+)?([^.;!?]{3,80})", re.I)
+# "(parent will read it with him)": an aside, not the situation (an age like "(44)" stays).
+_ASIDE = re.compile(r"\s*\([^()]*\s[^()]*\)")
 _NAMED_SITUATION = re.compile(r"\b(?:the\s+)?(?:situation|trigger|example)\s*(?:is|was|:|=)\s+(.+)",
                               re.I)
 _WORRIES = re.compile(r"\bworr(?:y|ies|ying|ied)\s+(?:\w+ly\s+|all day\s+|all the time\s+)?"
@@ -129,6 +145,20 @@ _ONLY_TECHNIQUE = re.compile(
     r"sleep routine|graded exposure|exposure|hierarchy|ladder)"
     r"(?:\s+(?:sheet|worksheet|steps|exercise|plan|form))?[,.]?(?:\s*(?:please|pls|plz))?[.!]?$",
     re.I)
+
+
+def _when_belief(text: str) -> str | None:
+    """ "whenever her friends don't reply she decides they hate her" -> "the thought 'they
+    hate you' whenever your friends don't reply": read before any pronoun is turned, since
+    "they" there are the others and "her" is the reader."""
+    m = _WHEN_BELIEF.match(text)
+    thought = m and _safe_fragment(m.group(3), max_words=10)
+    when = m and _safe_fragment(m.group(2), max_words=12)
+    if not (m and thought and when):
+        return None
+    said = re.sub(r"\b(?:she|he|her|him)\b", "you", thought)
+    said = re.sub(r"\byou is\b", "you are", re.sub(r"\b(?:herself|himself)\b", "yourself", said))
+    return f"the thought '{said}' {m.group(1).lower()} {third_to_second(when)}"
 
 
 def _belief_of(text: str) -> str | None:
@@ -174,6 +204,7 @@ _STATE = re.compile(r"[a-z]+ed|anxious|tired|low|down|sad|lonely|unwell|ill|sick
 def _part_focus(text: str) -> str | None:
     if thought := _belief_of(text):
         return f"the thought '{thought}'"
+
     # "single mum overwhelmed, childcare fell through": the person first, then the situation.
     if (m := re.match(r"^([^,]{3,40}),\s+(.+)", text)) and (p := _LEAD_PERSON.match(m.group(1))) \
             and p.end() == len(m.group(1).rstrip()) and _STATE.fullmatch(p.group("verb") or ""):
@@ -190,9 +221,16 @@ def _part_focus(text: str) -> str | None:
     if len(text.split()) > FOCUS_WORDS and (cut := CLAUSE_END.search(text)) \
             and len(text[:cut.start()].split()) > 1:
         text = text[:cut.start()].strip()
-    if len(text) < 3 or len(text.split()) > FOCUS_WORDS:
-        return None
+    text = re.sub(r"^you (?:can|could|will|might) (?:do|use|try|practi[sc]e)(?: it| this)?\s+", "",
+                  text)  # "paced breathing she can do before court hearings"
+    if len(text) < 3 or len(text.split()) > FOCUS_WORDS or not _CONTENT.search(text):
+        return None  # "you can do" says nothing of the situation
     return text
+
+
+_CONTENT = re.compile(r"\b(?!(?:you|your|yours|yourself|can|could|will|would|should|have|been|"
+                      r"does|doing|make|made|feel|feels|gets?|this|that|they|them|with|when|what|"
+                      r"some|very|just|really|also)\b)[a-z]{4,}\b", re.I)
 
 
 # "pt is a chef", "she's a nurse": who the person is, before what happens to them.
