@@ -11,7 +11,7 @@ from typing import Any
 from sqlalchemy import bindparam, or_, select
 from sqlalchemy.engine import Connection
 
-from db.models import Brand, Draft, HumanAction, Note
+from db.models import Brand, Draft, HumanAction, Note, Run
 from db.prepared import Prepared
 from engine.checks.feedback_coverage import Comment
 from engine.checks.follow import FollowInput
@@ -60,6 +60,12 @@ SEL_PRODUCTS = Prepared(
     select(Brand.__table__.c.products)  # type: ignore[attr-defined]
     .where(Brand.__table__.c.id == bindparam("b_brand"))  # type: ignore[attr-defined]
 )
+# The run's first day: a campaign's dates ("by the end of January") count from it, in the
+# checks as in the drafters (engine/pipelines/campaign/context.py), not from the wall clock.
+SEL_STARTED = Prepared(
+    select(Run.__table__.c.created_at)  # type: ignore[attr-defined]
+    .where(Run.__table__.c.id == bindparam("b_run"))  # type: ignore[attr-defined]
+)
 CONTEXT_KEYS = {"brief": "brief", "creators": "shortlist", "outreach": "outreach"}
 
 
@@ -98,8 +104,16 @@ def load_follow(c: Connection, *, run_id: int, draft_id: int | None, kind: str,
                    if s in CONTEXT_KEYS and s != stage}
         products = SEL_PRODUCTS.scalar(c, {"b_brand": brand_id}) if brand_id else None
         context["brand"] = {"products": list(products or [])}
+        started = SEL_STARTED.scalar(c, {"b_run": run_id})
+        if started is not None:
+            context["today"] = _day(started)
     return FollowInput(previous=previous, author_kind=author_kind or "agent",
                        comments=_unique(comments), context=context)
+
+
+def _day(started: Any) -> str:
+    """The ISO day of a timestamp as the driver returns it (a datetime, or SQLite's text)."""
+    return started.date().isoformat() if hasattr(started, "date") else str(started)[:10]
 
 
 def _unique(comments: list[Comment]) -> list[Comment]:

@@ -14,7 +14,7 @@ import pytest
 
 from engine.checks.feedback_coverage import answered
 from engine.checks.request_coverage import protocol_findings
-from engine.llm.offline.protocol.intent import read_request
+from engine.llm.offline.protocol.request import read_request
 from tests.test_offline_comments import _draft, _steps
 
 LADDER = "Graded exposure for a nurse who avoids bridges since a bad crossing in a storm"

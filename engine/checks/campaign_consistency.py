@@ -20,7 +20,7 @@ from typing import Any
 
 from engine.checks.campaign_feedback import creators_in
 from engine.checks.findings import Finding, finding
-from engine.checks.request_coverage import quotes
+from engine.checks.request_coverage import MIN_QUOTABLE, quotes
 from engine.checks.sentences import split_sentences
 from engine.checks.terms import (
     data,
@@ -114,6 +114,16 @@ def _unquoted(text: str, goal: str) -> list[str]:
     return [text[a:b] for a, b in split_sentences(text) if not quotes(text[a:b], goal)]
 
 
+def pasteable(goal: str, products: list[str]) -> str:
+    """The goal, as a text a message could paste, or "" when it is little more than a
+    product's name: a message naming "our oat-milk latte" names the product, it does not
+    paste the goal "Oat-milk latte for students"."""
+    rest = goal
+    for name in sorted({n for n in [goal_product(goal), *products] if n}, key=len, reverse=True):
+        rest = re.sub(rf"(?<![\w-]){re.escape(name)}(?![\w-])", " ", rest, flags=re.I)
+    return goal if len(terms(rest)) >= MIN_QUOTABLE else ""
+
+
 def product_terms(run_input: dict[str, Any], products: list[str]) -> set[str]:
     """The goal's product: a brand product the goal names in full, else the goal's terms
     less those it shares with other products ("oat-milk cold brew" is not the "oat-milk
@@ -150,7 +160,7 @@ def _off_product(stage: str, text: str, run_input: dict[str, Any],
     wants = [want, sold] if sold and sold != want else [want]
 
     def on_goal(body: str) -> bool:
-        said = terms(" ".join(_unquoted(body, goal)))
+        said = terms(" ".join(_unquoted(body, pasteable(goal, products))))
         return any(len(w & said) / len(w) >= MIN_SHARE for w in wants)
 
     off = [where for where, body in parts.items() if body.strip() and not on_goal(body)]
@@ -272,7 +282,7 @@ def _creator_facing(text: str, run_input: dict[str, Any],
             counted = _blank_money(s, money_targets)
             for name in names:  # "our Tempo 3 trainers": a product's name is no count
                 counted = re.sub(re.escape(name), " ", counted, flags=re.I)
-            if (_says(s, data()["campaign_words"]["kpi"]) or quotes(s, goal)
+            if (_says(s, data()["campaign_words"]["kpi"]) or quotes(s, pasteable(goal, names))
                     or targets & numbers(counted)):
                 out.append(finding(CHECK, "campaign", "kpi_in_message", s.strip(),
                                    f"Keep internal goals and KPIs out of the message to {h}: "

@@ -17,7 +17,22 @@ _REQUEST_START = re.compile(
     r"reword|rephrase|fix|correct|update|break|merge|combine|reorder|lose|get rid)\b)", re.I)
 _REQUEST_ANYWHERE = re.compile(
     r"\b(?:please|pls|should|needs? to|must|would like|i'd like|want (?:you|it|this)|"
-    r"put (?:that|this|it) in|name (?:it|him|her|them))\b|\?\s*$", re.I)
+    r"put (?:that|this|it) in|name (?:it|him|her|them))\b|\?\s*$|"
+    # "She's a fainter, so mention applied tension": an ask after its reason
+    r"(?:,\s*|\s)(?:so|and|then|-|;)\s+(?:please\s+)?(?:add|include|mention|name|say|put|use|"
+    r"replace|change|remove|drop|quote|write|insert|start|end|give|tell|make sure)\b", re.I)
+
+
+# "Put that in the messages", "add this to each DM": an ask whose content is the sentence
+# before it ("The bean is a Yirgacheffe. Put that in the messages.").
+_POINTS_BACK = re.compile(_LEAD + r"(?:put|add|include|mention|use|say|insert|stick)\s+"
+                          r"(?:that|this|it|those|these|them)(?:\s+too)?(?:\s+(?:in|to|into|on)\b.*)?[.!]?\s*$",
+                          re.I)
+
+
+def points_back(sentence: str) -> bool:
+    """Whether an ask's content is the sentence before it."""
+    return bool(_POINTS_BACK.match(sentence))
 
 
 def is_request(sentence: str) -> bool:
@@ -25,4 +40,4 @@ def is_request(sentence: str) -> bool:
     return bool(_REQUEST_START.search(sentence) or _REQUEST_ANYWHERE.search(sentence))
 
 
-__all__ = ["is_request"]
+__all__ = ["is_request", "points_back"]

@@ -24,7 +24,7 @@ from typing import Literal
 from pydantic import BaseModel
 
 from engine.checks.campaign_feedback import campaign_verdict
-from engine.checks.comment_asks import is_request
+from engine.checks.comment_asks import is_request, points_back
 from engine.checks.findings import Finding, finding
 from engine.checks.terms import (
     data,
@@ -176,6 +176,28 @@ def _left_open(comment: str, after: str) -> bool:
     return any(len(q.split()) >= 3 and normalise(q) in said for q in quoted)
 
 
+# "..., she's under 18", "... because it opens at 9": why the comment asks, not what.
+_REASON = re.compile(r"[,;]\s*(?:(?:she|he|they|it|this|that)(?:'s|\u2019s|\s+(?:is|are|was|"
+                     r"were|has|had|opens?|runs?|closes?|works?|lives?|turns?))|because|since|"
+                     r"as)\b[^.;!?]*", re.I)
+
+
+def _asking_part(comment: str) -> str:
+    """The sentences of a comment that ask for something, without the clauses that say why
+    (a number there is context, not a number the draft must carry)."""
+    asking = [s for s in sentences_of(comment) if is_request(s)] or [comment]
+    return " ".join(_REASON.sub("", s) for s in asking)
+
+
+def _single_quoted(comment: str) -> list[str]:
+    """Words in single quotes after "quote", "use the phrase", "her words" (at least two words:
+    a quoted single word is usually a term, not a phrase to place)."""
+    if not re.search(r"\b(?:quote|phrase|words?|wording|exact)\b", comment, re.I):
+        return []
+    return [q for q in re.findall(r"(?:^|\s)'([^'\n]{6,120}?)'(?=[\s.,;:!?)]|$)", comment)
+            if len(q.split()) >= 2]
+
+
 def _steps_of(text: str) -> list[str]:
     return list_items(section(text, "steps")) or list_items(text)
 
@@ -201,7 +223,7 @@ def answered(comment: str, before: str, after: str) -> bool:
     added = changed_text(before, after)
     if not added:
         return False
-    new_numbers = numbers(comment) - numbers(before)
+    new_numbers = numbers(_asking_part(comment)) - numbers(before)
     if not new_numbers <= numbers(after) and not (_ALTERNATIVES.search(comment)
                                                   and new_numbers & numbers(after)):
         return False  # every number it asks for, or one of those it offers as alternatives
@@ -210,6 +232,9 @@ def answered(comment: str, before: str, after: str) -> bool:
         return False
     if _pasted(comment, added):
         return False
+    asked_quotes = [a or b for a, b in _QUOTED.findall(comment)] + _single_quoted(comment)
+    if asked_quotes and any(normalise(q) in normalise(added) for q in asked_quotes):
+        return True  # "quote her phrase 'if only I'd braked sooner'": the words are in place
     if new_numbers and new_numbers <= numbers(added):
         return True  # "pay the first creator 650 USD": the amount it asks for is now in place
     if not wanted or wanted & word_set("generic", "style"):
@@ -258,9 +283,12 @@ def _campaign_asks(comment: str, before: str, after: str) -> str | None:
     to Instagram DM. Add a line about the free tasting."): the worst verdict stands, so an ask
     after the first that was left out is not hidden by one that was answered. A comment of one
     ask: the messages' own reading (campaign_verdict), else None."""
-    asks = [x for x in sentences_of(comment)
-            if is_request(x) or campaign_verdict(x, before, after) is not None]
-    if len(asks) < 2:
+    said = sentences_of(comment)
+    # "The bean is a Yirgacheffe. Put that in the messages.": one ask, the sentence before.
+    said = [said[k - 1] if k and points_back(x) else x for k, x in enumerate(said)]
+    asks = list(dict.fromkeys(x for k, x in enumerate(said) if is_request(x) or (
+        k + 1 < len(said) and said[k + 1] == x) or campaign_verdict(x, before, after) is not None))
+    if len(asks) < 2 and not (asks and any(points_back(x) for x in sentences_of(comment))):
         return campaign_verdict(comment, before, after)
     verdicts = {campaign_verdict(x, before, after)
                 or ("answered" if answered(x, before, after) else "not_addressed") for x in asks}

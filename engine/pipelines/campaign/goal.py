@@ -16,24 +16,38 @@ from engine.pipelines.campaign.money import NUMBER, SYMBOL
 # What the goal promotes: "launch our oat-milk cold brew", "get people to try our night cream",
 # "bring families in for the Saturday pancake brunch". The phrase ends where the goal goes on.
 _GOAL_PRODUCT = [re.compile(p, re.I) for p in (
-    r"\b(?:launch|introduce|promote|unveil|debut|release|showcase|feature)\s+"
-    r"(?:our|the|a|an|its|their)?\s*(?:new\s+|latest\s+)?(.+)",
+    r"\b(?:launch(?:es|ed|ing)?|introduc(?:e|es|ed|ing)|promot(?:e|es|ed|ing)|"
+    r"unveil(?:s|ed|ing)?|debut(?:s|ed|ing)?|releas(?:e|es|ed|ing)|showcas(?:e|es|ed|ing)|"
+    r"featur(?:e|es|ed|ing))\s+(?:of\s+)?"
+    r"(?:(?:our|the|an|a|its|their)\b)?\s*(?:new\s+|latest\s+)?"
+    # "launch for sensitive skin", "launch in May": no object (the product is said before)
+    r"(?!(?:for|to|in|on|at|with|by|from|into|across|this|next|among|during|before|after|"
+    r"campaign|event|party)\b)(.+)",
     # "push the sourdough pastry box as a gift" (an article after it: "push for ..." is not)
     r"\b(?:push|boost|spotlight|highlight|advertise|market|pitch)\s+(?:our|the|a|an)\s+"
     r"(?:new\s+|latest\s+)?(.+)",
     # "new product: a soothing overnight mask"
-    r"\bnew(?:\s+(?:product|item|offer|range|line))?\s*[:\u2013\u2014]\s*(?:our|the|a|an)?\s*(.+)",
+    r"\bnew(?:\s+(?:product|item|offer|range|line|launch|drop|release|arrival))?\s*[:\u2013\u2014]"
+    r"\s*(?:our|the|a|an)?\s*(.+)",
     r"\b(?:sell(?:ing)?\s+more(?:\s+of)?|try|trying|order|book)\s+(?:our|the)\s+(?:new\s+)?(.+)",
     r"\b(?:fill|sell|pre-sell|book out)\s+(?:\d[\d,]*\s+)?(?:of\s+)?(?:our|the)?\s*(?:new\s+)?"
     r"(?!more\b)(.+)",
     r"\bfor\s+(?:our|the)\s+(?:new\s+)?(.+)",
     # "sell 400 loaves a week of our new sourdough rye bread"
     r"\bof\s+(?:our|the)\s+(?:new|latest)\s+(.+)",
+    # A goal that opens with its product: "New recovery sandal, trail creators to review it",
+    # "Tempo 3 trainers launch" (not a season's: "Summer launch of ...").
+    r"^\W*(?:a\s+|our\s+|the\s+)?new\s+(.+)",
+    r"^\W*(?:our\s+|the\s+)?(?!(?:summer|winter|spring|autumn|fall|holiday|christmas|easter|soft|"
+    r"big|brand|product|q[1-4]|spring)\b)((?:[\w'-]+\s+){0,4}?[\w'-]+)\s+(?:launch|release|drop)\b",
 )]
 _GOAL_PRODUCT_END = re.compile(
     r"\s+(?:to|for|this|next|among|in|at|with|by|during|before|after|across|so|and|that|"
     r"which|who|from|on|as|around|within|until|per|each|every|over|throughout|through|"
     r"starting|ahead|via)\b|[,.;:!?()\n]", re.I)
+# What a goal fills or books out is the seats of the offer it sells, not the offer itself.
+_FILLED = re.compile(r"\b(?:fill|book out)\b", re.I)
+_SEATS = re.compile(r"(?<=\w)\s+(?:tables|seats|spots|slots|places|covers)$", re.I)
 MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August",
           "September", "October", "November", "December")
 _MONTHS = "|".join(m.lower() for m in MONTHS)
@@ -231,6 +245,14 @@ _TARGET_LEAD = re.compile(r"\b(?:goal|target|aim(?:\s+for)?|reach|hit|get|sell|w
 _NAME_BEFORE = re.compile(r"(?<=[a-z0-9,] )[A-Z][\w'-]*\s*$|(?:^|\s)(?i:no\.?|nr\.?|#)\s*$")
 
 
+# "from 40 to 120", "from 40 regulars to 150": a starting count (group 1: what it counts).
+_FROM = re.compile(r"\bfrom\s*$", re.I)
+_FROM_TO = re.compile(r"^\s+(?:([a-z][\w'-]*(?:\s+[a-z][\w'-]*)?)\s+)?to\s+[$\u20ac\u00a3]?\d",
+                      re.I)
+# "2000 pre-orders" counts; "in 2026" is a year.
+_PLURAL_AFTER = re.compile(r"^\s+[a-z][\w'-]*s\b", re.I)
+
+
 # Words a cut phrase does not end on ("400 loaves a week of our new" reads as broken).
 _DANGLING = {"of", "our", "the", "a", "an", "new", "and", "or", "to", "for", "with", "their",
              "its", "your", "at", "in", "on", "per", "latest"}
@@ -255,6 +277,7 @@ def goal_targets(goal: str, names: Iterable[str] = ()) -> list[Target]:
     named = [(at, at + len(n)) for n in [goal_product(goal) or "", *names] if n
              for at in [low.find(n.lower())] if at >= 0]
     out = []
+    start = ""  # "from 40 (regulars)" waiting for the number it grows to
     for m in _NUMBER.finditer(goal):
         money, digits, unit = m.group(1), m.group(2), (m.group(3) or "").strip().lower()
         after = goal[m.end():]
@@ -262,7 +285,15 @@ def goal_targets(goal: str, names: Iterable[str] = ()) -> list[Target]:
         if any(a <= m.start() < b for a, b in named) or (
                 _NAME_BEFORE.search(before) and not _TARGET_LEAD.search(before)):
             continue
-        if not (money or unit) and (re.fullmatch(r"(?:19|20)\d\d", digits)
+        if baseline := _FROM_TO.match(after) if _FROM.search(before) else None:
+            # "from 40 to 120 regulars": where the count starts, said with the target it grows
+            # to (a brief that drops it loses the goal's own measure of growth).
+            start = f"from {goal[m.start():m.end()].strip()}" + (
+                f" {baseline.group(1)}" if baseline.group(1) else "")
+            continue
+        if not (money or unit) and ((re.fullmatch(r"(?:19|20)\d\d", digits)
+                                     and not _TARGET_LEAD.search(before)
+                                     and not _PLURAL_AFTER.match(after))
                                     or _NOT_COUNTED.match(after)
                                     or re.search(rf"\b(?:{_MONTHS})\s*$", goal[:m.start()], re.I)):
             continue
@@ -281,7 +312,10 @@ def goal_targets(goal: str, names: Iterable[str] = ()) -> list[Target]:
         elif value.endswith(".0"):
             value = value[:-2]
         number = goal[m.start():m.end()].strip()
-        out.append(Target(number, value, f"{number} {counted}".strip()))
+        phrase = f"{number} {counted}".strip()
+        if start:
+            phrase, start = f"{start} to {phrase}", ""
+        out.append(Target(number, value, phrase))
     return out
 
 
@@ -294,7 +328,15 @@ def goal_product(goal: str) -> str | None:
         rest = m.group(1)
         cut = _GOAL_PRODUCT_END.search(rest)
         phrase = (rest[:cut.start()] if cut else rest).strip(" -")
+        if _FILLED.match(m.group(0)):  # "fill the weekend brunch tables": the brunch is sold
+            phrase = _SEATS.sub("", phrase) or phrase
         if 2 <= len(phrase) <= 60 and len(phrase.split()) <= 6 and not re.match(
-                r"^(?:us|more|people|customers|sales|awareness|visits?)\b", phrase, re.I):
+                r"^(?:us|more|people|customers|clients|members|followers|subscribers|users|"
+                r"sales|awareness|visits?)\b", phrase, re.I):
+            # "Barrier repair cream launch": a capital that only opens the goal is no name's.
+            opens = not goal[:m.start(1)].strip(" -:'\"") or re.fullmatch(
+                r"\W*(?:a|our|the|new|a new|our new|the new)\s*", goal[:m.start(1)], re.I)
+            if opens and phrase[1:2].islower():
+                phrase = phrase[:1].lower() + phrase[1:]
             return phrase
     return None

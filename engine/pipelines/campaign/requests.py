@@ -51,9 +51,17 @@ _MORE_AFTER = re.compile(r"^\s*(?:more|extra)\b", re.I)
 _LESS_AFTER = re.compile(r"^\s*less\b", re.I)
 _ORDINAL = {"first": 0, "1st": 0, "top": 0, "lead": 0, "main": 0, "second": 1, "2nd": 1,
             "third": 2, "3rd": 2, "fourth": 3, "4th": 3, "fifth": 4, "5th": 4, "last": -1}
+# Words after "first" that name no creator ("the first week", "the first message").
+_NOT_WHO = (r"(?:weeks?|months?|days?|waves?|posts?|videos?|reels?|stor(?:y|ies)|messages?|emails?|"
+            r"dms?|texts?|lines?|sentences?|paragraphs?|times?|rounds?|drafts?|versions?|steps?|"
+            r"phases?|half|place|things?|two|three|four|few|bits?|parts?|options?|points?|slots?|"
+            r"dates?|batch|of|and|or|to|in|on|at|is|was|with|the|a|an)\b")
 _BY_ORDER = re.compile(r"\b(first|1st|top|lead|main|second|2nd|third|3rd|fourth|4th|fifth|5th|"
                        r"last)\s+"
-                       r"(?:\w+\s+)?(?:creator|influencer|one|person|account|blogger|partner)"
+                       r"(?:(?:\w+\s+)?(?:creator|influencer|one|person|account|blogger|partner)"
+                       # "the first nurse", "the second runner", "first fee": the creator in
+                       # that place on the shortlist, whatever the comment calls them
+                       rf"|(?!{_NOT_WHO})[a-z][a-z'-]+\b)"
                        r"|\b(?:creator|influencer)\s*#?\s*(\d)\b", re.I)
 _EVERYONE = re.compile(r"\b(?:everyone|everybody|(?:each|every|all(?: the)?) (?:creators?|fees?)|"
                        r"all of them|each of them|both(?: creators| of them)?)\b", re.I)

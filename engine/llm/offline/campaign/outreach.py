@@ -13,6 +13,7 @@ from engine.llm.offline.campaign.common import (
     SHORTER,
     _note_text,
     _sentence_case,
+    asks_of,
     brand_name_of,
     brand_of,
     casual,
@@ -157,8 +158,9 @@ def _message(channel: str, e: dict[str, Any], *, brand: BrandOut | None, brand_n
         return title, body
     tail = "Interested? Reply and we'll send the details." if easy else \
         "Would you like the details? Please reply."
+    # What the creator gets besides the fee, as the email's "What we offer" says it.
     core = (f"{hello} {who} {hook} We'd like to offer you a fee of {market.fee(offer)} for {ask} "
-            f"about our {product}. {extras} {disclose} {tail}")
+            f"about our {product}, and our {product} for you to try. {extras} {disclose} {tail}")
     if short or channel == "sms":
         core = (f"{hello} {who} {hook} Would you post {ask} about our {product} for "
                 f"{market.fee(offer)}? {extras} {disclose} {tail}")
@@ -232,13 +234,34 @@ def signer_of(feedback: list[str]) -> SignOff | None:
 def unapplied(feedback: list[str], shortlist: list[dict[str, Any]]) -> list[str]:
     """A person's comments the templates have no rule for (move the call to Friday, make it
     a video, write it in German): each is listed under "Open points" so the reviewer sees it
-    was not applied, instead of getting the same text back. Fee comments are judged by
+    was not applied, instead of getting the same text back. In a comment of several asks
+    ("Mention the tasting. Also move the call to Friday."), each ask without a rule is listed
+    on its own, so an applied first ask does not hide the rest. Fees are judged by
     asked_fees."""
     creators = [(e["handle"], str(e.get("name") or "")) for e in shortlist]
-    return [f for f in feedback if not is_fee_comment(f) and (other_form(f) or not (
-        mentions_in([f]) or SHORTER.search(f) or sign_off(f) or channel_ask(f, creators)
-        or exclamations(f) or length_cap(f)
-        or _GENERIC.search(f) or _DISCLOSE.search(f) or _COMPLIANCE.search(f)))]
+    out = []
+    for f in feedback:
+        if other_form(f):
+            out.append(f)
+            continue
+        asks = asks_of(f)
+        if len(asks) < 2:
+            if not is_fee_comment(f) and not _has_rule(f, creators):
+                out.append(f)
+            continue
+        fee = is_fee_comment(f)
+        out += [x for x in asks if not (_has_rule(x, creators) or (fee and _FEE.search(x)))]
+    return out
+
+
+_FEE = re.compile(r"\b(?:fees?|pay|paid|rate|offer|bump|raise|lower|budget|usual)\b", re.I)
+
+
+def _has_rule(ask: str, creators: list[tuple[str, str]]) -> bool:
+    """The templates have a rule that applies this ask."""
+    return bool(mentions_in([ask]) or SHORTER.search(ask) or sign_off(ask)
+                or channel_ask(ask, creators) or exclamations(ask) or length_cap(ask)
+                or _GENERIC.search(ask) or _DISCLOSE.search(ask) or _COMPLIANCE.search(ask))
 
 
 def open_point(comment: str, why: str = "") -> str:

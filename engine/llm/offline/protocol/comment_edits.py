@@ -88,7 +88,8 @@ def step_from_clause(clause: str) -> str | None:
 
 # -- what a sentence asks for --------------------------------------------------------------------
 
-_STEP_WORD = r"(?:an?|one|another|the)?\s*(?:(?:extra|new|early|first|last|final|further)\s+)?step"
+_STEP_WORD = (r"(?:an?|one|another|the)?\s*(?:(?:extra|new|early|first|last|final|further|middle)"
+              r"\s+)?(?:step|rung)")
 _STEP_CLAUSE = re.compile(
     r"\b(?:add|include|put in|insert|give (?:her|him|them))\s+" + _STEP_WORD +
     r"\s+(?:where|in which|that|when|during which)\s+(.{3,200})", re.I)
@@ -98,9 +99,10 @@ _SAY_THAT = re.compile(
     r"\b(?:say|state|add|note|explain|mention|make (?:it )?clear|tell (?:her|him|them|the "
     r"(?:client|reader)))\s+that\s+(.{3,200})", re.I)
 _POINTER = re.compile(
-    r"\b(?:put (?:that|this|it) in|name (?:it|him|her|them|the \w+)|mention (?:it|that|this|"
-    r"him|her|them)|include (?:that|this|it)|use (?:that|this|it|the name|(?:her|his|their) "
-    r"(?:name|names|title))|add (?:that|this|it))\b", re.I)
+    r"\b(?:put (?:that|this|it|both|them|those|these|(?-i:[A-Z])\w+) in|name (?:it|him|her|them|"
+    r"the \w+)|mention (?:it|that|this|him|her|them|those|these|both)|include (?:that|this|it|"
+    r"both|those|these)|use (?:that|this|it|the name|(?:her|his|their) (?:name|names|title))|"
+    r"add (?:that|this|it|both|those|these))\b", re.I)
 # "tell him to charge the phone in the kitchen": what the reader is to do, as a step.
 _TELL_TO = re.compile(
     r"\b(?:tell|ask|remind|encourage|advise|get|invite)\s+(?:her|him|them|the (?:client|patient|"
@@ -110,9 +112,22 @@ _TELL_TO = re.compile(
 _TOP = r"(?:top|final|last|highest|hardest|biggest)\s+(?:rung|step|goal|task|challenge)"
 _TOP_IS = re.compile(
     rf"\b(?:the\s+|her\s+|his\s+|their\s+)?{_TOP}\s+(?:should|must|could|would|needs? to|"
-    rf"has to|ought to|can)\s+be\s+(.{{3,160}})|\bmake\s+(?:the\s+)?{_TOP}\s+(.{{3,160}})|"
+    rf"has to|ought to|can)\s+(?:actually\s+|really\s+|definitely\s+|probably\s+)?be\s+"
+    rf"(.{{3,160}})|\bmake\s+(?:the\s+)?{_TOP}\s+(.{{3,160}})|"
     rf"\b(?:add|include|put in|insert|use|have)\s+(.{{3,160}}?)\s+as\s+(?:the|her|his|their|a)\s+"
     rf"{_TOP}\b", re.I)
+# "start the ladder with sitting in the car park", "the first rung should be ...": the
+# easiest rung, before the others.
+_FIRST_IS = re.compile(
+    r"\b(?:start|begin|open)\s+(?:the\s+|her\s+|his\s+|their\s+)?(?:ladder|hierarchy|"
+    r"exposure|exercise|steps|list|rungs)\s+(?:with|by)\s+(.{3,160})|"
+    r"\b(?:the\s+)?(?:first|bottom|lowest|easiest|opening)\s+(?:rung|step)\s+(?:should|must|"
+    r"could|needs? to|has to|can)\s+(?:actually\s+|really\s+)?be\s+(.{3,160})", re.I)
+# "name his counsellor, Ms Haddad, as the person to contact in the safety plan"
+_NAME_IN_PLAN = re.compile(
+    r"\b(?:name|list|add|put)\s+(.{3,100}?)\s+as\s+((?:the|a|an|his|her|their)\s+(?:person|"
+    r"contact|one|adult|someone)(?:\s+(?:to|he|she|they)\s+[\w\s]{2,30}?)?)\s+(?:in|on|for)\s+"
+    r"(?:the|his|her|their|your)\s+safety\s+plan\b", re.I)
 # "add her crisis line number 116 123 to the safety plan"
 _TO_PLAN = re.compile(
     r"\b(?:add|put|include|list|write)\s+(.{3,120}?)\s+(?:to|in|into|on)\s+(?:the|her|his|"
@@ -127,7 +142,8 @@ _NAME_AS = re.compile(r"\b[Nn]ame\s+(the|her|his|their|your)\s+([a-z][\w ]{2,30}
                       # "name X as someone she can go to" adds a support (feedback._SUPPORT)
                       r"(?!,?\s+as\s+(?:someone|somebody|a person|a contact|the person))")
 _FACT = re.compile(r"\b(?:is|are|was|were|'s)\s+(?:called|named|at|on|in)?\b|\bcalled\b|"
-                   r"\bnamed\b", re.I)
+                   r"\bnamed\b|\b(?:should|will|must|has to|needs to)\s+be\b|"
+                   r"\b(?:meets|starts|opens|closes|runs|happens|lives|works|charges)\b", re.I)
 _QUOTE = re.compile(r"(?:^|\s|:)[\"\u201c'\u2018]([^\"\u201d\n]{3,120}?)[\"\u201d'\u2019]"
                     r"(?=[\s.,;:!?)]|$)")
 _QUOTE_VERB = re.compile(r"\b(?:put|use|make|write|include|add|quote|insert)\b", re.I)
@@ -143,7 +159,8 @@ class Edit:
     """The comment's sentence, quoted back if the edit cannot be made."""
     kind: str
     """"step" (add `text` as a step), "sentence" (add `text` to a step or the purpose),
-    "replace" (`old` -> `text` throughout), "last_step" (`text` as the final step), "plan"
+    "replace" (`old` -> `text` throughout), "last_step" (`text` as the final step),
+    "first_step" (`text` as the easiest rung), "plan"
     (`text` in the step about the safety plan, else the safety note), "setting" (`text` in the
     step that mentions `old`)."""
     text: str
@@ -166,12 +183,25 @@ def _as_sentence(text: str, max_words: int = 24) -> str | None:
     return _end(_cap(_to_second_person(safe))) if safe else None
 
 
+def bare_pointer(sentence: str) -> bool:
+    """ "Pls put both in.", "Mention those.", "Make that the last step." : a sentence that only
+    points at another."""
+    if re.fullmatch(r"\W*(?:please\s+|pls\s+)?make\s+(?:that|this|it)\s+(?:the\s+)?(?:last|final)"
+                    r"\s+(?:step|rung)\W*", sentence, re.I):
+        return True
+    m = _POINTER.search(sentence)
+    return bool(m) and not re.search(r"\w", _POINTER.sub("", re.sub(
+        r"\b(?:please|pls|plz|also|and|can you|could you|too|as well|thanks|in the \w+)\b", "",
+        sentence, flags=re.I)))
+
+
 def _fact_before(sentence: str, context: list[str]) -> str | None:
     """What "put that in" / "name it" points at: the statement before a dash in the same
     sentence, else the nearest earlier context sentence that states something."""
     head = re.split(r"\s[-\u2013\u2014]\s|\s*[\u2013\u2014]\s*|:\s", sentence, maxsplit=1)
-    if len(head) == 2 and not is_request(head[0]) and _FACT.search(head[0]):
-        return head[0]
+    if len(head) == 2 and _FACT.search(head[0]) and (not is_request(head[0])
+                                                    or _POINTER.search(head[1])):
+        return head[0]  # "curfew should be 10pm - put that in": the pointer says it is a fact
     # "She may bring headphones, please add that": the statement before the pointer.
     if m := _POINTER.search(sentence):
         before = re.sub(r"[,;\s]*(?:and|so|please|pls)?[,;\s]*$", "", sentence[:m.start()],
@@ -220,7 +250,7 @@ def read_edits(sentence: str, context: list[str]) -> list[Edit]:
 def _noun_or_action(phrase: str) -> tuple[str, str] | None:
     """("step", "Ride the lift.") for an action, ("noun", "the cleaning appointment") else."""
     if step := imperative(phrase):
-        return "step", step
+        return "step", third_to_second(step)  # "read aloud to her manager": your manager
     safe = _safe_fragment(third_to_second(phrase.strip(" ,.;:-")), max_words=20)
     return ("noun", _to_second_person(safe).rstrip(". ")) if safe else None
 
@@ -233,14 +263,25 @@ def _placed_edits(sentence: str, where: int | None) -> list[Edit]:
         if step := step_from_clause(m.group(1)):
             out.append(Edit(sentence, "step", step))
     if m := _TOP_IS.search(sentence):
-        phrase = next(g for g in m.groups() if g)
+        phrase = re.split(r"\s[-\u2013\u2014]\s", next(g for g in m.groups() if g))[0]
+        # "... walk across her hand - please make that the last step": the pointer says where
         final = re.search(r"\b(?:final|last)\b", m.group(0), re.I) is not None
         if got := _noun_or_action(phrase):
             kind, text = got
             text = text if kind == "step" else _end(
                 f"Finish with {text}" if final else f"Work up to {text} as your top rung")
             out.append(Edit(sentence, "last_step" if final else "step", text))
-    if m := _TO_PLAN.search(sentence):
+    if m := _FIRST_IS.search(sentence):
+        if got := _noun_or_action(next(g for g in m.groups() if g).rstrip(". ")):
+            kind, text = got
+            out.append(Edit(sentence, "first_step",
+                            text if kind == "step" else _end(f"Start with {text}")))
+    if m := _NAME_IN_PLAN.search(sentence):
+        if thing := _safe_fragment(third_to_second(m.group(1).strip(" ,")), max_words=16):
+            who = _to_second_person(thing) + ("," if "," in thing else "")  # "X, Ms Haddad,"
+            out.append(Edit(sentence, "plan", _end(f"Add {who} to your safety plan as "
+                                                   f"{third_to_second(m.group(2))}")))
+    elif m := _TO_PLAN.search(sentence):
         if thing := _safe_fragment(third_to_second(m.group(1)), max_words=16):
             out.append(Edit(sentence, "plan", _end(f"Add {_to_second_person(thing)} to your "
                                                    "safety plan")))
@@ -296,6 +337,33 @@ def _replace(doc: _Doc, old: str, new: str) -> bool:
     return _norm(new) in _norm(doc.all_text())
 
 
+# "charge the phone in the kitchen": a verb, then what it acts on.
+_VERB_FIRST = re.compile(r"^(?!(?:the|a|an|your|his|her|their|my|some|more|less|no)\b)[a-z]+\s+"
+                         r"(?:the|a|an|your|his|her|their|it|them|up|out|off|down)\b")
+
+
+def _shared(old: str, step: str) -> int:
+    """How many of `old`'s words `step` has, inside longer words too ("room" in "bedroom")."""
+    low = step.lower()
+    return sum(w.rstrip("s") in low for w in re.findall(r"[a-z]{4,}", old.lower()))
+
+
+def _bring_in(doc: _Doc, old: str, new: str, add_step: Callable[[_Doc, str], None]) -> bool:
+    """ "Replace 'X' with 'Y'" where the draft never said X (the reviewer remembered another
+    draft, or a word near it): an action Y becomes a step; a thing Y joins the step that talks
+    about what X is about ("dark room" -> the step about a dark bedroom). False when no step
+    does: the comment is then reported as not applied."""
+    if step := imperative(new) or (_end(_cap(new)) if _VERB_FIRST.match(new) else None):
+        add_step(doc, step)
+        return True
+    scored = [(_shared(old, s), i) for i, s in enumerate(doc.steps)]
+    best, at = max(scored, default=(0, -1))
+    if not best:
+        return False
+    doc.steps[at] = f"{doc.steps[at].rstrip('. ')} (with {new.replace(chr(92), '')})."
+    return True
+
+
 def _add_sentence(doc: _Doc, text: str, step: int | None) -> None:
     if _norm(text.rstrip(".")) in _norm(doc.all_text()):
         return  # applied by an earlier revision
@@ -332,15 +400,26 @@ def _add_where(doc: _Doc, e: Edit) -> None:
     _add_sentence(doc, e.text, at if at is not None else e.step)
 
 
+def _first_rung(doc: _Doc) -> int:
+    """Where the easiest rung goes: after the steps that write down the fear and make the
+    ladder, else first."""
+    lead = [i for i, s in enumerate(doc.steps[:3])
+            if re.search(r"\b(?:write down|make a ladder|list|rate each)\b", s, re.I)]
+    return lead[-1] + 1 if lead else 0
+
+
 def apply(doc: _Doc, edits: list[Edit], add_step: Callable[[_Doc, str], None]) -> list[str]:
     """Make each edit; the sentences of those that could not be made."""
     failed = []
     for e in edits:
         if e.kind == "replace":
-            if not _replace(doc, e.old, e.text):
+            if not _replace(doc, e.old, e.text) and not _bring_in(doc, e.old, e.text, add_step):
                 failed.append(e.source)
         elif e.kind == "step":
             add_step(doc, e.text)
+        elif e.kind == "first_step":
+            if _norm(e.text.rstrip(".")) not in _norm(doc.all_text()):
+                doc.steps.insert(_first_rung(doc), e.text)
         elif e.kind == "last_step":
             if _norm(e.text.rstrip(".")) not in _norm(doc.all_text()):
                 doc.steps.append(e.text)

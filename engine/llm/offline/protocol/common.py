@@ -157,6 +157,10 @@ def _safe_fragment(text: str, max_words: int = 18) -> str | None:
     if len(words) > max_words:
         cut = " ".join(words[:max_words])
         text = cut.rsplit(",", 1)[0] if "," in cut else cut
+        # Cut mid-clause, it must not end on "after a" or "who".
+        text = re.sub(r"(?:\s+(?:a|an|the|after|before|for|of|to|in|at|on|with|and|or|but|who|"
+                      r"that|which|my|his|her|their|your|its|our|every|each|some|any|very|so))+$",
+                      "", text, flags=re.I)
     if len(_words(text)) < 1 or _screen(text).flags:
         return None
     return text

@@ -9,6 +9,7 @@ import re
 from typing import TYPE_CHECKING
 
 from engine.checks import crisis, step_count
+from engine.checks.terms import terms, word_set
 from engine.llm.offline.protocol import library as lib
 
 if TYPE_CHECKING:
@@ -45,6 +46,11 @@ def _purpose(ctx: _Context, warm: bool, profile_line: bool = True) -> str:
     return " ".join(sentences)
 
 
+# Words of time and work most requests and steps share: no sign a step is about the request.
+_EVERYDAY = frozenset(("hour", "day", "week", "time", "minut", "work", "worker", "night",
+                       "morn", "morning", "even", "evening", "year", "month", "today", "keep"))
+
+
 def _counted(ctx: _Context, steps: list[str]) -> list[str]:
     """The steps grown or cut to the count the request asks for ("10 steps"): a ladder gains
     rungs in order of difficulty, each after the template step it follows; other techniques
@@ -52,7 +58,16 @@ def _counted(ctx: _Context, steps: list[str]) -> list[str]:
     closes the exercise)."""
     want = step_count.target(ctx.intent, len(steps))
     more = [(k, ctx.fill(t)) for k, t in ctx.template.get("rungs", [])]
-    more += [(len(steps) - 2, ctx.fill(t)) for t in ctx.template.get("extra_steps", [])]
+    # An extra step about what the request itself says ("naps in the afternoon": the step on
+    # naps) comes first, and one is added even when no count was asked for.
+    tpl = ctx.template  # the technique's own words ("sleep", "thought record") say nothing
+    own = terms(" ".join([tpl["title"], *tpl.get("names", []), *tpl.get("keywords", {})]))
+    asked = terms(ctx.intent, word_set("generic", "protocol")) - own - _EVERYDAY
+    extras = [ctx.fill(t) for t in ctx.template.get("extra_steps", [])]
+    relevant = [t for t in extras if terms(t) & asked]
+    if relevant and step_count.asked_range(ctx.intent) is None:
+        want = min(ctx.most_steps, want + 1)
+    more += [(len(steps) - 2, t) for t in relevant + [t for t in extras if t not in relevant]]
     chosen = more[:max(0, want - len(steps))]
     out: list[str] = []
     for i, step in enumerate(steps):

@@ -90,8 +90,16 @@ def _sentences_of(comment: str) -> list[str]:
     # "Add X to the plan, and can you make it more playful?" asks two things: each is read
     # (and reported if not applied) on its own.
     guarded = _SECOND_ASK.sub(".\n", guarded)
-    return [" ".join(p.split()).replace("\u2024", ".")
-            for p in re.split(r"(?<=[.!?;])\s+|\n+", guarded) if len(p.strip()) > 2]
+    parts = [" ".join(p.split()).replace("\u2024", ".")
+             for p in re.split(r"(?<=[.!?;])\s+|\n+", guarded) if len(p.strip()) > 2]
+    # "Curfew is 10pm. Pls put that in." is one request: a bare pointer joins what it points at.
+    out: list[str] = []
+    for p in parts:
+        if out and len(p.split()) <= 7 and ce.bare_pointer(p):
+            out[-1] = f"{out[-1].rstrip('.!?; ')} - {p}"
+        else:
+            out.append(p)
+    return out
 
 
 def read_feedback(comments: list[str]) -> Feedback:
@@ -122,14 +130,16 @@ def _read_sentence(fb: Feedback, comment: str, context: list[str]) -> bool:
             fb.steps.append(step)
     removed = _removed_topics(comment)
     fb.steps = [s for s in fb.steps if not any(_topic_in(r, s) for r in removed)]
-    for phrase in _phrases(_MENTION, comment):
+    # A phrase the echo filter refuses is not read: the sentence is then reported as not
+    # applied instead of being dropped without a word.
+    for phrase in filter(_echoable, _phrases(_MENTION, comment)):
         step = ce.imperative(phrase)
         fact = None if step else ce.fact_for(phrase, context)
         if fact:
             fb.edits.append(ce.Edit(comment, "sentence", fact))
         else:
             (fb.steps if step else fb.mentions).append(step or phrase)
-    fb.offers += _phrases(_OFFER, comment)
+    fb.offers += filter(_echoable, _phrases(_OFFER, comment))
     for m in _SUPPORT.finditer(comment):
         if who := _safe_fragment(m.group(1).strip(" ,"), max_words=8):
             fb.steps.append(_end(f"Add {who} to the people you can go to when things "
@@ -139,6 +149,10 @@ def _read_sentence(fb: Feedback, comment: str, context: list[str]) -> bool:
         fb.specific = specific[-1]
     return bool(len(fb.steps) + len(fb.mentions) + len(fb.offers) + len(fb.ensure) > before
                 or specific or fb.edits and fb.edits[-1].source == comment)
+
+
+def _echoable(phrase: str) -> bool:
+    return _safe_fragment(phrase, max_words=12) is not None
 
 
 @lru_cache(maxsize=256)

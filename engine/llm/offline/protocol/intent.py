@@ -1,7 +1,7 @@
-"""What a protocol request asks for, read from the clinician's words: the technique it names,
-the feared situation of an exposure request, the event a person ruminates about, and
-whether it is about urges to self-harm. The drafter builds its steps from these, so an
-exposure ladder for elevators has elevators on its rungs.
+"""What a protocol request asks for, built into the drafter's context: the technique it
+names, the situation to build steps of any technique on (focus_of: the feared thing or the event
+from request.py, a quoted thought, a belief, what someone worries about, or the request without
+its technique and its person), and what sets off an urge to self-harm.
 
 Every phrase taken from the request passes the same filter as any echoed user text
 (common._safe_fragment: no instructions to the model, no medication or method talk,
@@ -12,7 +12,6 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from engine.checks import crisis, step_count
@@ -24,9 +23,16 @@ from engine.llm.offline.protocol.common import (
     _to_second_person,
     base_verb,
     choose_exercise,
-    named_technique,
     situation_from_intent,
     third_to_second,
+)
+from engine.llm.offline.protocol.request import (
+    CLAUSE_END,
+    OUTCOME,
+    URGES,
+    Request,
+    phrase_of,
+    read_request,
 )
 
 # The person a request is for ("a widower who", "a single mum whose"): what follows is theirs.
@@ -55,9 +61,9 @@ def trigger_of(intent: str) -> str | None:
     feel rejected"): the last such clause that is not the urge itself."""
     found = None
     for m in _TRIGGER.finditer(intent):
-        cut = _CLAUSE_END.search(m.group(1))
+        cut = CLAUSE_END.search(m.group(1))
         phrase = (m.group(1)[:cut.start()] if cut else m.group(1)).strip()
-        if not phrase or len(phrase.split()) > 6 or _URGES.search(phrase) \
+        if not phrase or len(phrase.split()) > 6 or URGES.search(phrase) \
                 or re.search(r"\b(?:urge|want|hurt|harm)", phrase, re.I):
             continue
         safe = _safe_fragment(phrase, max_words=6)
@@ -84,22 +90,75 @@ def focus_of(intent: str, asked: Request) -> str | None:
         return asked.feared or asked.event
     if m := _QUOTED.search(intent):
         thought = _safe_fragment(m.group(1), max_words=12)
-        when = _phrase(intent[m.end():]) if re.match(r"\s+(?:every time|whenever|when|after|"
-                                                       r"before|if)\b", intent[m.end():]) else None
+        occasion = re.match(r"\s+(?:thoughts?\s+|feelings?\s+)?(every time|whenever|when|after|"
+                            r"before|if)\s+", intent[m.end():])
+        rest = phrase_of(intent[m.end() + occasion.end():]) if occasion else None
+        when = f"{occasion.group(1)} {rest}" if rest else None  # "after failing her test"
+        if not when and (event := _EVENT_THEN.search(intent[:m.start()])):
+            happened = phrase_of(event.group(1))  # "got an email and concluded ..."
+            when = f"after you {happened}" if happened else None
         return (f"the thought '{_to_second_person(thought)}'" + (f" {when}" if when else "")
                 if thought else None)
     # "Insomnia - 55yo woman lies awake, watches TV in bed": the part that says more; a part
     # that states a belief first ("money worries - thinks one late payment means eviction"),
     # and the next part when one cannot be echoed (each part passes the echo filter alone).
+    if (m := _NAMED_SITUATION.search(intent)) and (said := phrase_of(m.group(1))):
+        return said  # "situation is his grandson not calling back"
+    if asked.technique == "worry_postponement" and (m := _WORRIES.search(intent)) \
+            and (about := phrase_of(m.group(1))) and not OUTCOME.match(about):
+        return f"worrying about {about}"  # "worries about customer reviews all evening"
     parts = []
-    for raw in re.split(r"\s[-\u2013\u2014]\s|[\u2013\u2014]", intent):
+    for raw in re.split(r"\s[-\u2013\u2014]\s|[\u2013\u2014]", _ASIDE.sub("", intent)):
+        if said := _when_belief(raw.strip(" .")):
+            return said
         text = situation_from_intent(raw) or ""
         for _ in range(2):  # "breathing exercise for ..."
             text = _TECHNIQUE_LEAD.sub("", text, count=1).lstrip(" -\u2013\u2014:")
-        if text.strip():
-            parts.append(text.strip())
+        text = _NAME_LEAD.sub("", text.strip(), count=1)  # "Lena: landlord is selling the flat"
+        if (m := re.match(r"^([^,]{3,40}),\s+(.+)", text)) and _ROLE.fullmatch(m.group(1).strip()):
+            text = m.group(2)  # "pt is a chef, thinks ..."
+        if text and not _ONLY_TECHNIQUE.match(text):  # "Simple thought record, please"
+            parts.append(text)
     ranked = sorted(parts, key=lambda p: (not _belief_of(p), len(p.split()) < 2))
     return next((f for p in ranked if (f := _part_focus(p))), None)
+
+
+# "who got a critical email from a partner and concluded 'I'm ...'": what happened first.
+_EVENT_THEN = re.compile(r"\b(?:who|that)\s+((?:got|had|received|made|lost|missed|failed|was|"
+                         r"heard|saw|read)\s+.{3,80}?)\s+and\s+(?:then\s+)?(?:concluded|decided|"
+                         r"thought|assumed|told (?:her|him|them)sel(?:f|ves))\s*:?\s*$", re.I)
+# "whenever her friends don't reply she decides they hate her": a belief and its occasion.
+_WHEN_BELIEF = re.compile(r"^(whenever|when|every time|each time|if)\s+(.{3,80}?)\s+(?:she|he|they)"
+                          r"\s+(?:decides?|thinks?|assumes?|believes?|concludes?|is sure|tells? "
+                          r"(?:her|him|them)sel(?:f|ves))\s+(?:that\s+)?([^.;!?]{3,80})", re.I)
+# "(parent will read it with him)": an aside, not the situation (an age like "(44)" stays).
+_ASIDE = re.compile(r"\s*\([^()]*\s[^()]*\)")
+_NAMED_SITUATION = re.compile(r"\b(?:the\s+)?(?:situation|trigger|example)\s*(?:is|was|:|=)\s+(.+)",
+                              re.I)
+_WORRIES = re.compile(r"\bworr(?:y|ies|ying|ied)\s+(?:\w+ly\s+|all day\s+|all the time\s+)?"
+                      r"(?:about|over)\s+(.+)", re.I)
+_NAME_LEAD = re.compile(r"^(?-i:[A-Z][a-z]+)(?:\s*\(\d+\))?\s*:\s+")
+_ONLY_TECHNIQUE = re.compile(
+    r"^(?:(?:a|an|the|simple|quick|basic|short|brief|structured|standard|classic|gentle)\s+)*"
+    r"(?:thought record|cognitive restructuring|restructuring|behavioural activation|ba|"
+    r"problem[- ]solving|worry postponement|worry time|paced breathing|breathing exercise|"
+    r"sleep routine|graded exposure|exposure|hierarchy|ladder)"
+    r"(?:\s+(?:sheet|worksheet|steps|exercise|plan|form))?[,.]?(?:\s*(?:please|pls|plz))?[.!]?$",
+    re.I)
+
+
+def _when_belief(text: str) -> str | None:
+    """ "whenever her friends don't reply she decides they hate her" -> "the thought 'they
+    hate you' whenever your friends don't reply": read before any pronoun is turned, since
+    "they" there are the others and "her" is the reader."""
+    m = _WHEN_BELIEF.match(text)
+    thought = m and _safe_fragment(m.group(3), max_words=10)
+    when = m and _safe_fragment(m.group(2), max_words=12)
+    if not (m and thought and when):
+        return None
+    said = re.sub(r"\b(?:she|he|her|him)\b", "you", thought)
+    said = re.sub(r"\byou is\b", "you are", re.sub(r"\b(?:herself|himself)\b", "yourself", said))
+    return f"the thought '{said}' {m.group(1).lower()} {third_to_second(when)}"
 
 
 def _belief_of(text: str) -> str | None:
@@ -145,10 +204,12 @@ _STATE = re.compile(r"[a-z]+ed|anxious|tired|low|down|sad|lonely|unwell|ill|sick
 def _part_focus(text: str) -> str | None:
     if thought := _belief_of(text):
         return f"the thought '{thought}'"
+
     # "single mum overwhelmed, childcare fell through": the person first, then the situation.
     if (m := re.match(r"^([^,]{3,40}),\s+(.+)", text)) and (p := _LEAD_PERSON.match(m.group(1))) \
             and p.end() == len(m.group(1).rstrip()) and _STATE.fullmatch(p.group("verb") or ""):
         text = m.group(2)
+    text = _NAMED_PERSON.sub(lambda m: f"you {base_verb(m.group(1))} ", text, count=1)
     text = _lead_person(text)
     person = _PERSON.match(text)
     text = _PERSON.sub("", text, count=1)
@@ -157,14 +218,28 @@ def _part_focus(text: str) -> str | None:
         text = f"you {base_verb(m.group(1))}{text[m.end():]}"
     text = _LEAD_VERB.sub("", text, count=1).strip(" ,.:;")
     text = third_to_second(text)
-    if len(text.split()) > FOCUS_WORDS and (cut := _CLAUSE_END.search(text)) \
+    if len(text.split()) > FOCUS_WORDS and (cut := CLAUSE_END.search(text)) \
             and len(text[:cut.start()].split()) > 1:
         text = text[:cut.start()].strip()
-    if len(text) < 3 or len(text.split()) > FOCUS_WORDS:
-        return None
+    text = re.sub(r"^you (?:can|could|will|might) (?:do|use|try|practi[sc]e)(?: it| this)?\s+", "",
+                  text)  # "paced breathing she can do before court hearings"
+    if len(text) < 3 or len(text.split()) > FOCUS_WORDS or not _CONTENT.search(text):
+        return None  # "you can do" says nothing of the situation
     return text
 
 
+_CONTENT = re.compile(r"\b(?!(?:you|your|yours|yourself|can|could|will|would|should|have|been|"
+                      r"does|doing|make|made|feel|feels|gets?|this|that|they|them|with|when|what|"
+                      r"some|very|just|really|also)\b)[a-z]{4,}\b", re.I)
+
+
+# "pt is a chef", "she's a nurse": who the person is, before what happens to them.
+_ROLE = re.compile(r"(?:(?:the\s+)?(?:client|patient|pt|he|she|they)\s+)"
+                   r"(?:is|'s|\u2019s|are)\s+an?\s+[\w\s-]{2,30}", re.I)
+# "Ahmed (44) gets furious in traffic": a named person and what they do.
+_NAMED_PERSON = re.compile(  # a name in lower case only with an age: "ahmed (44)"
+    r"^(?:[a-z]+(?:\s*\(\d+\)|,\s*\d+,)|(?-i:[A-Z][a-z]+))\s+(gets|feels|thinks|worries|avoids|hates|"
+    r"keeps|freezes|panics|dreads|struggles|spends|lies|wakes|blames|snaps|shouts|cries)\s+")
 FOCUS_WORDS = 12
 """A longer focus does not read as the situation in "Start from your own situation (...)"."""
 
@@ -192,191 +267,11 @@ def _lead_person(text: str) -> str:
         return f"your {verb}{rest}"
     if verb.lower() in ("who", "whose", "that", "with", "after", "before", "at", "in"):
         return text  # _PERSON and _FOR_PERSON read these
-    if verb.endswith("s") and not verb.endswith("ss"):
-        return f"you {base_verb(verb)}{rest}"
+    if verb.endswith("s") and not verb.endswith("ss") or verb.lower() == "convinced":
+        return f"you {verb if verb.lower() == 'convinced' else base_verb(verb)}{rest}"
     if verb.endswith("ing"):  # "a carer juggling her dad's appointments"
         return f"{verb}{rest}"
     return text
-
-
-@dataclass(frozen=True)
-class Request:
-    technique: str | None = None
-    """The exercise type the request names ("graded exposure", "worry time")."""
-    feared: str | None = None
-    """What the person fears or avoids ("elevators", "driving on the motorway")."""
-    event: str | None = None
-    """What the person keeps going over ("the argument with my sister")."""
-    urges: bool = False
-    """The request is about urges to self-harm: the steps delay the urge, with a safety plan."""
-    activity: str | None = None
-    """What the person used to enjoy or has given up ("gardening", "going to her choir"): what
-    behavioural activation builds back towards."""
-
-
-# A phrase ends where the request goes on about something else.
-_CLAUSE_END = re.compile(
-    r"\s+(?:since|after|before|because|when|whenever|while|with an?|using|so that|so|who|"
-    r"which|that|at work|in my head|in his head|in her head|all the time|every day|"
-    r"again and again|over and over|again|last \w+|this \w+|"
-    r"for (?:a|an|the|my|his|her|their|someone|somebody|people|anyone)\b|where|please|pls|"
-    r"(?:in|for|over)\s+(?:\d+|a|an|the last|several|many|a few)\s+(?:\w+\s+)?(?:yrs?|years?|"
-    r"months?|weeks?|days?)|(?:in|for)\s+(?:weeks|months|years|ages|days)\b|"
-    r"and (?:hasn't|hasnt|haven't|isn't|doesn't|didn't|wasn't|"
-    r"what|whether|how|why|has|have|had|is|was|gets?|got|can|can't|won't|avoids?|"
-    r"stopped|hides?|panics?|freezes?|feels?|wants?|needs?|now|she|he|they|you|i|we)\b)"
-    r"\b|\s[-\u2013\u2014]\s|[\u2013\u2014]|[,.;:!?()\n]", re.I)
-_FEARED = [re.compile(p, re.I) for p in (
-    # What the ladder is for, when the request says so, comes before what else it mentions.
-    # Not a person ("for a retired engineer", "for Dana") nor the ladder's own parts.
-    r"\b(?:hierarchy|ladder|exposure)\s+(?:for|around|about|on|leading up to|"
-    r"building up to|working up to|towards?)\s+(?!an?\s)(?!(?-i:[A-Z]))(?!a fear\b)"
-    r"(?!(?:small |tiny |gradual |graded )?(?:steps|rungs|stages|exercises|tasks)\b)"
-    r"(?!(?:[\w-]+\s+)?(?:anxiety|phobia|fears?|panic)\b)(.+)",
-    r"\bfears\s+(?!(?:of|about|that|for|it|this)\b)(.+)",
-    r"\bexposure\s+to\s+(?!a fear\b)(.+)",
-    r"\b(?:exposure|hierarchy|ladder)\s*:\s*(.+)",
-    r"\b(?:hides?|freezes?|shakes?|panics?)\s+(?:whenever|when|if)\s+there\s+(?:is|are|'s)\s+(.+)",
-    r"\b(?:drive|driving|walk|walking|ride|riding|cross|crossing)\s+"
-    r"(?:through|across|into|onto|in)\s+(.+)",
-    r"\b(?:afraid|scared|terrified|frightened|fearful|phobic|nervous)\s+(?:of|about)\s+(.+)",
-    r"\bfears?\s+(?:of|about)\s+(.+)",
-    r"\bphobia\s+(?:of|about)\s+(.+)",
-    r"\b(?:panic(?:s|king|ky)?|anxiety|anxious)(?:\s+attacks?)?\s+(?:in|at|on|around|near|"
-    r"inside|during)\s+(.+)",
-    r"\b(?:exposure|exposing\s+\w+|expose\s+\w+)\s+(?:to|around|with)\s+(?!a fear\b)(.+)",
-    # "exposure for a bank clerk who ...", "for Dana": the person, not what they fear
-    r"\b(?:exposure|exposing\s+\w+|expose\s+\w+)\s+for\s+(?!an?\s)(?!(?-i:[A-Z]))(.+)",
-    r"\bavoid(?:s|ing|ance of)?\s+(.+)",
-    r"\b(?:hasn't|has not|haven't|have not|hasnt|can't|cannot|won't|doesn't|does not|never)\s+"
-    r"(?:been\s+able\s+to\s+)?(?:taken|take|used|use|gone|go|been|ridden|ride|driven|drive|"
-    r"entered|enter|visited|visit|flown|fly|touched|touch|stepped|step|set foot|sit|sat|open|"
-    r"opened|hold|held|stand|swim|climb|climbed|board|boarded|walk|walked|pet|stroke|answer|"
-    r"pick up|look at)\s+"
-    r"(?:into|inside|onto|on|in|to|near|through)?\s*(.+)",
-)]
-_EVENT = [re.compile(p, re.I) for p in (
-    r"\b(?:ruminat\w*|brood\w*|dwell\w*|obsess\w*|fixat\w*)"
-    r"(?:\s+[\w-]+){0,3}?\s+(?:about|over|on)\s+(.+)",
-    r"\b(?:can't|cannot|can not|unable to|won't|doesn't|does not)\s+let\s+go\s+of\s+(.+)",
-    r"\b(?:round and round|in circles)\s+(?:about|over|on)\s+(.+)",
-    r"\b(?:going|go|goes|keep going)\s+over\s+(.+)",
-    r"\breplay\w*\s+(.+)",
-    r"\b(?:stop|can't stop|cannot stop|can not stop)\s+thinking\s+about\s+(.+)",
-)]
-_URGES = re.compile(
-    r"\b(self[- ]?harm\w*|self[- ]?injur\w*|hurt(?:s|ing)?\s+(?:my|him|her|them|your)sel(?:f|ves)|"
-    r"urges?\s+to\s+(?:\w+\s+){0,2}?(?:self|hurt|harm|cut|injure|hit|punch|bang|scratch|burn|"
-    r"bite|pick)|cutting|non-suicidal|"
-    r"(?:cut|burn|scratch|hit|punch|bite|bit)(?:s|es|ing)?\s+(?:my|him|her|them|your)sel(?:f|ves)|"
-    r"(?:cut|burn|scratch)(?:s|es|ing)?\s+(?:my|his|her|their|your)\s+"
-    r"(?:arms?|legs?|wrists?|thighs?|skin|stomach))", re.I)
-_LEADING = re.compile(r"^(?:the\s+(?=fear\b)|fear\s+of\s+|being\s+in\s+(?=an?\b))", re.I)
-
-
-_LAST_PLACE = re.compile(r"\s+(?:at|in|on|during|with|from|about|near)\s+(?!.*\s(?:at|in|on|during|"
-                         r"with|from|about|near)\s)", re.I)
-
-
-def _phrase(text: str) -> str | None:
-    """The start of `text` up to where its clause ends, fit to echo in second person."""
-    cut = _CLAUSE_END.search(text)
-    phrase = (text[:cut.start()] if cut else text).strip()
-    phrase = _LEADING.sub("", phrase).strip()
-    while len(phrase.split()) > 10 and (m := _LAST_PLACE.search(phrase)) and m.start() > 0:
-        phrase = phrase[:m.start()]  # "the fight she had with her best friend [at the party]"
-    if len(phrase) < 3 or len(phrase.split()) > 10:
-        return None
-    safe = _safe_fragment(phrase, max_words=10)
-    return third_to_second(_to_second_person(safe)) if safe else None
-
-
-# "Scared of losing my job" fears an outcome, not a situation to approach step by step.
-_OUTCOME = re.compile(r"^(?:losing|failing|being|getting|not|dying|going|having|making|what)\b",
-                      re.I)
-# "exposure for a 30 year old", "hierarchy for social anxiety": a person or a condition, not a
-# situation to approach.
-_NOT_SITUATION = re.compile(
-    r"^(?:(?:an?|the|my|our|this|her|his|their)\s+)?(?:(?:\d+\s*(?:-?\s*years?[- ]old|yo|y/o)\b)|"
-    r"(?:[\w-]+\s+){0,2}?(?:client|patient|man|woman|teen|teenager|kid|child|boy|girl|student|"
-    r"mum|mom|dad|person|guy|lady|adult|retiree|widow|widower)s?\b)|"
-    r"(?:[\w-]+\s+)?(?:anxiety|phobia|fears?|panic|ocd|disorder|worries|worry)$", re.I)
-
-
-def _first(patterns: list[re.Pattern[str]], text: str, *, situations: bool = False) -> str | None:
-    for pattern in patterns:
-        for m in pattern.finditer(text):
-            phrase = _phrase(m.group(1))
-            if phrase and not (situations and (_OUTCOME.match(phrase)
-                                               or _NOT_SITUATION.match(phrase))):
-                return phrase
-    return None
-
-
-def _earliest(patterns: list[re.Pattern[str]], text: str) -> str | None:
-    """The phrase of the match that starts first in `text` ("replaying the interview, going
-    over every answer" is about the interview)."""
-    found = sorted((m.start(), m.group(1)) for p in patterns for m in p.finditer(text))
-    return next((phrase for _, g in found if (phrase := _phrase(g))), None)
-
-
-_FEAR_CUE = re.compile(r"\b(?:fear\w*|afraid|scared|terrified|frightened|phobi\w*|\w+phobi\w*|"
-                       r"avoid\w*|panic\w*|anxious|exposure|hierarch\w*|ladder)", re.I)
-# "needle phobia", "hospital avoidance": the word before names the feared thing.
-_KIND_OF_FEAR = re.compile(r"\b([a-z][a-z-]{2,})\s+(phobia|avoidance|fear)\b", re.I)
-
-
-_NOT_A_THING = frozenset(("social", "the", "a", "an", "my", "her", "his", "their", "your", "our",
-                          "with", "of", "for", "and", "or", "no", "any", "this", "that", "some",
-                          "specific", "simple", "severe", "extreme", "intense", "mild",
-                          "experiential", "avoidant", "safety", "behaviour", "behavior",
-                          "irrational", "biggest", "worst", "main", "big", "huge", "real",
-                          "deep", "general", "common", "old", "new", "same", "own", "whose",
-                          "childhood", "lifelong", "longstanding", "long-standing",
-                          "intrusive", "overwhelming", "such", "these", "those", "its",
-                          "unfounded", "underlying", "core", "primary", "greatest"))
-
-
-def _kind_of_fear(intent: str) -> tuple[str, str] | None:
-    """ "needle phobia" -> ("needles", "phobia"): the thing (as a plural) and the word that
-    names the fear."""
-    m = _KIND_OF_FEAR.search(intent)
-    if not m:
-        return None
-    word = m.group(1).lower()
-    if word in _NOT_A_THING or not _safe_fragment(word, max_words=1):
-        return None
-    return (word if word.endswith(("s", "ing")) else word + "s"), m.group(2).lower()
-
-
-def _feared(intent: str) -> str | None:
-    # "needle phobia" names the thing outright; "contamination fear: won't touch door handles"
-    # names a kind of fear, and what it avoids is the thing to approach.
-    kind = _kind_of_fear(intent)
-    if kind and kind[1] != "fear":
-        return kind[0]
-    if phrase := _first(_FEARED, intent, situations=True):
-        return phrase
-    if kind:
-        return kind[0]
-    low = intent.lower()
-    if not _FEAR_CUE.search(low) or _URGES.search(intent):
-        return None  # a breathing exercise for a bus driver fears no buses
-    return next((thing for pattern, thing in lib.FEARED_THINGS if re.search(pattern, low)), None)
-
-
-_ACTIVITY = [re.compile(p, re.I) for p in (
-    r"\bused\s+to\s+(?:love|enjoy|like|adore)\s+(.+)",
-    r"\b(?:stopped|gave up|has given up|quit|dropped|no longer goes to|misses|abandoned)\s+"
-    r"(?!(?:eating|sleeping|taking|working)\b)(.+)",
-    r"\bused\s+to\s+(?!be\b|have\b|feel\b|think\b|worry\b)(.+)",
-)]
-
-
-def read_request(intent: str) -> Request:
-    return Request(technique=named_technique(intent), feared=_feared(intent),
-                   event=_earliest(_EVENT, intent), urges=bool(_URGES.search(intent)),
-                   activity=_first(_ACTIVITY, intent))
 
 
 def _context(data: dict[str, Any]) -> _Context:
