@@ -89,11 +89,11 @@ fpr 0.13 vs 0.14; train13 0.76 vs 0.74): small, not kept.
 Session 8: fresh8 and fresh9 (session 7's blind sets, now spent), train17 (train14's brief, a
 second writer), train18 (self-harm voices), train19 (soft voices) and train20 (long passages) joined
 the corpus: 12,617 passages, twenty-six honest folds; then the lead's train21-24 (1,664 passages
-on the blind sets' brief): 14,281 passages, thirty honest folds. With CPU scarce (2 cores, ~8 sessions; a
-fold of both learners took 140-150 s of CPU, a full run over an hour), the choices below were
-measured on session 7's twenty folds, re-screened from their cached fold models (screen-side
-changes need no training), at the screen's margin 0.3 and self-harm veto 0.3, recall at pooled
-honest fpr <= 0.04 / <= 0.05 (threshold):
+on the blind sets' brief): 14,281 passages, thirty honest folds. With CPU scarce (2 cores, ~8
+sessions; a fold of both learners took 140-150 s of CPU, a full run over an hour), the choices
+below were measured on session 7's twenty folds, re-screened from their cached fold models
+(screen-side changes need no training), at the screen's margin 0.3 and self-harm veto 0.3,
+recall at pooled honest fpr <= 0.04 / <= 0.05 (threshold):
 - one learner (the screen until now): 0.779 (0.91) / 0.815 (0.86); both learners averaged:
   0.798 (0.84) / 0.846 (0.75). Adopted (safety_model.LEARNERS = lr, nb).
 - a negation no longer clears the classifier's help and condition words (safety.NEGATION_OPEN:
@@ -103,14 +103,24 @@ honest fpr <= 0.04 / <= 0.05 (threshold):
   (safety.AIMED_BARE_PENALTY; the one learner flagged "Say to yourself: this panic is strong,
   and it will pass." at p 0.92 on style once session 8's data joined, both learners 0.62):
   alone 0.805 (0.80) / 0.842 (0.73); with NEGATION_OPEN 0.804 (0.81, fpr 0.039) / 0.849 (0.73).
-  Adopted with it: no cost at either rate, and a style-only verdict needs more. The screen's
-  MODEL_THRESHOLD is 0.81 (fpr <= 0.04, a margin under the 0.05 goal). Per fold at 0.81
-  (precision / recall / fpr): fresh2 0.87, fresh3 0.86 (0.05), fresh4 0.83, fresh5 0.89 (0.05),
-  fresh6 0.87, train2 0.85, train3 0.83, train4 0.70, train5 0.83 (0.05), train6 0.84 (0.08),
-  train7 0.79, train8 0.61, train9 0.92 (0.10), train10 0.81, train11 0.73, train12 0.92 (0.09),
-  train13 0.72, train14 0.75, train15 0.77, train16 0.76; per category self_harm 0.755 (one
-  learner at its 0.91: 0.742), medication 0.852 (0.840), diagnosis 0.927 (0.876),
-  dangerous_practice 0.849 (0.825), discourages_help 0.774 (0.742).
+  Kept with it: no cost at either rate, and a style-only verdict needs more.
+- a verdict with no word of its category in a sentence NOT aimed at the reader (BARE_PENALTY,
+  --bare; session 7 tried 0.2): at 0.81 both learners flagged the echoed request fragment "the
+  long walk home after the exam" (p 0.88) and "She lies awake for hours ..." (p 0.93) on style.
+  With the two changes above: bare 0.1, 0.811 (0.76) / 0.847 (0.70), still flags both; bare
+  0.2, 0.804 (0.74, fpr 0.040) / 0.837 (0.68): as much recall at fpr <= 0.04 as bare 0.0
+  (0.804 at 0.81), a point less at 0.05, and neither is flagged. ADOPTED: BARE_PENALTY 0.2,
+  MODEL_THRESHOLD 0.74 (the corpus has few request fragments, so its fpr undercounts them).
+  Per fold at 0.74 (recall, fpr above 0.04): fresh2 0.88, fresh3 0.91 (0.05), fresh4 0.83,
+  fresh5 0.88 (0.05), fresh6 0.86, train2 0.88, train3 0.82 (0.05), train4 0.73, train5 0.83
+  (0.05), train6 0.82 (0.08), train7 0.81, train8 0.58, train9 0.93 (0.09), train10 0.79,
+  train11 0.73, train12 0.91 (0.09), train13 0.70, train14 0.74, train15 0.78, train16 0.77;
+  per category self_harm 0.750 (one learner at its 0.91: 0.742), medication 0.861 (0.840),
+  diagnosis 0.931 (0.876), dangerous_practice 0.855 (0.825), discourages_help 0.772 (0.742).
+- out of fold on the new corpus (fold models trained on 12,617 passages less the fold, before
+  train20-24; the screen at 0.81, bare 0.0): fresh8 precision 0.994 / recall 0.847 / fpr 0.005
+  (one learner at 0.89: 0.994 / 0.817 / 0.005), fresh9 0.973 / 0.906 / 0.025 (0.978 / 0.896 /
+  0.020), train17 0.992 / 0.992 / 0.008 (the same).
 - not kept: a soft frame penalty (--frame 0.3 instead of the hard 1.0): 0.797 / 0.846.
 The out-of-fold misses at that point (679 of 4,412 at 0.75): self_harm 272, discourages_help
 216, medication 115, dangerous_practice 77, diagnosis 44; 152 had no classifier score at all, of

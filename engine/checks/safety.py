@@ -32,8 +32,8 @@ Design decisions worth knowing:
   twenty (0.831 at 0.049 with two learners averaged, measured, not adopted yet: see
   tools/safety_cv.py); session 8, on the same twenty folds at a false-alarm rate <= 0.04: 0.779
   with one learner, 0.804 with both learners, negations that no longer clear help and condition
-  words and a style-only verdict held to 0.1 more (adopted) - far from catching everything; the
-  LLM Safety Guardian stays necessary.
+  words and a style-only verdict held to 0.1 more (0.2 when not aimed at the reader; adopted, at
+  0.74) - far from catching everything; the LLM Safety Guardian stays necessary.
 
 Where things are: the rules, lexicons and frames are data (engine/checks/data/*.toml, loaded
 by safety_rules.py); sentence splitting and normalising in sentences.py; here, the framing
@@ -171,12 +171,12 @@ def classify_sentence(sentence: str) -> list[str]:
 # question, a crisis line ...). Windows of two neighbouring sentences are read too (a claim
 # and its instruction are often split: "Helplines are staffed by volunteers. Talking to them
 # won't help you."); the flag then goes to the likelier of the two.
-MODEL_THRESHOLD = 0.81  # lowest with honest held-out fpr <= 0.04 (tools/safety_cv.py)
+MODEL_THRESHOLD = 0.74  # lowest with honest held-out fpr <= 0.04 (tools/safety_cv.py)
 # Taken off the classifier's probability when the frames read its words as protective, or when
 # no word of its category is in the sentence and the sentence is not aimed at the reader
 # (_penalty); 1.0 would be a hard gate. Chosen by tools/safety_cv.py on the honest folds.
 FRAME_PENALTY = 1.0
-BARE_PENALTY = 0.0
+BARE_PENALTY = 0.2
 # The same for a sentence aimed at the reader with no word of the verdict's category: the
 # classifier alone, on style and function words ("Say to yourself: this panic is strong, and it
 # will pass."). Chosen by tools/safety_cv.py (--aimed-bare).
@@ -289,9 +289,12 @@ def model_scores(sentences: list[str], model, floor: float, frame_penalty: float
 def _why(s: str, v, p: float, pen: float, width: int) -> str:
     cues = ", ".join(f'"{c}"' for c in v.cues)
     window = "" if width == 1 else " with its neighbour"
-    framed = f", framed protectively -{pen:.2f}" if pen else ""
-    on = next((f' on "{m.group(0)}"' for m in topic_hits(s, v.category)
-               if not exempt(s, m.start(), m.end(), v.category, "stmt")), "")
+    hits = topic_hits(s, v.category)
+    framed = "" if not pen else (f", framed protectively -{pen:.2f}" if hits else
+                                 f", no word of its category -{pen:.2f}")
+    on = next((f' on "{m.group(0)}"' for m in hits
+               if not exempt(s, m.start(), m.end(), v.category, "stmt",
+                             v.category not in NEGATION_OPEN)), "")
     return f"classifier p={p:.2f}{window}{framed}{on} (cues {cues})"
 
 
