@@ -221,3 +221,17 @@ def test_the_focus_keeps_the_occasion(intent: str, words: list[str]) -> None:
     steps = " ".join(_draft(intent).steps).lower()
     for w in words:
         assert w in steps, steps
+
+
+def test_a_person_named_for_the_safety_plan_goes_into_it() -> None:
+    text = _revise("Urge-delay steps for a teen with urges to scratch her arms",
+                   "Name her aunt, Mrs Cohen, as the person to call in the safety plan.")
+    assert "your aunt, Mrs Cohen, to your safety plan as the person to call" in text
+
+
+def test_make_that_the_last_step_places_the_rung_last() -> None:
+    text = _revise("Graded exposure for fear of dogs", "The top rung should be stroking a "
+                   "neighbour's greyhound. Please make that the last step.")
+    steps = [ln for ln in text.split("## Steps")[1].split("\n## ")[0].splitlines()
+             if ln[:1].isdigit()]
+    assert "greyhound" in steps[-1].lower() and "Not applied" not in text

@@ -17,7 +17,10 @@ _REQUEST_START = re.compile(
     r"reword|rephrase|fix|correct|update|break|merge|combine|reorder|lose|get rid)\b)", re.I)
 _REQUEST_ANYWHERE = re.compile(
     r"\b(?:please|pls|should|needs? to|must|would like|i'd like|want (?:you|it|this)|"
-    r"put (?:that|this|it) in|name (?:it|him|her|them))\b|\?\s*$", re.I)
+    r"put (?:that|this|it) in|name (?:it|him|her|them))\b|\?\s*$|"
+    # "She's a fainter, so mention applied tension": an ask after its reason
+    r"(?:,\s*|\s)(?:so|and|then|-|;)\s+(?:please\s+)?(?:add|include|mention|name|say|put|use|"
+    r"replace|change|remove|drop|quote|write|insert|start|end|give|tell|make sure)\b", re.I)
 
 
 # "Put that in the messages", "add this to each DM": an ask whose content is the sentence

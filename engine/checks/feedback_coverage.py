@@ -176,6 +176,28 @@ def _left_open(comment: str, after: str) -> bool:
     return any(len(q.split()) >= 3 and normalise(q) in said for q in quoted)
 
 
+# "..., she's under 18", "... because it opens at 9": why the comment asks, not what.
+_REASON = re.compile(r"[,;]\s*(?:(?:she|he|they|it|this|that)(?:'s|\u2019s|\s+(?:is|are|was|"
+                     r"were|has|had|opens?|runs?|closes?|works?|lives?|turns?))|because|since|"
+                     r"as)\b[^.;!?]*", re.I)
+
+
+def _asking_part(comment: str) -> str:
+    """The sentences of a comment that ask for something, without the clauses that say why
+    (a number there is context, not a number the draft must carry)."""
+    asking = [s for s in sentences_of(comment) if is_request(s)] or [comment]
+    return " ".join(_REASON.sub("", s) for s in asking)
+
+
+def _single_quoted(comment: str) -> list[str]:
+    """Words in single quotes after "quote", "use the phrase", "her words" (at least two words:
+    a quoted single word is usually a term, not a phrase to place)."""
+    if not re.search(r"\b(?:quote|phrase|words?|wording|exact)\b", comment, re.I):
+        return []
+    return [q for q in re.findall(r"(?:^|\s)'([^'\n]{6,120}?)'(?=[\s.,;:!?)]|$)", comment)
+            if len(q.split()) >= 2]
+
+
 def _steps_of(text: str) -> list[str]:
     return list_items(section(text, "steps")) or list_items(text)
 
@@ -201,7 +223,7 @@ def answered(comment: str, before: str, after: str) -> bool:
     added = changed_text(before, after)
     if not added:
         return False
-    new_numbers = numbers(comment) - numbers(before)
+    new_numbers = numbers(_asking_part(comment)) - numbers(before)
     if not new_numbers <= numbers(after) and not (_ALTERNATIVES.search(comment)
                                                   and new_numbers & numbers(after)):
         return False  # every number it asks for, or one of those it offers as alternatives
@@ -210,6 +232,9 @@ def answered(comment: str, before: str, after: str) -> bool:
         return False
     if _pasted(comment, added):
         return False
+    asked_quotes = [a or b for a, b in _QUOTED.findall(comment)] + _single_quoted(comment)
+    if asked_quotes and any(normalise(q) in normalise(added) for q in asked_quotes):
+        return True  # "quote her phrase 'if only I'd braked sooner'": the words are in place
     if new_numbers and new_numbers <= numbers(added):
         return True  # "pay the first creator 650 USD": the amount it asks for is now in place
     if not wanted or wanted & word_set("generic", "style"):

@@ -123,6 +123,11 @@ _FIRST_IS = re.compile(
     r"exposure|exercise|steps|list|rungs)\s+(?:with|by)\s+(.{3,160})|"
     r"\b(?:the\s+)?(?:first|bottom|lowest|easiest|opening)\s+(?:rung|step)\s+(?:should|must|"
     r"could|needs? to|has to|can)\s+(?:actually\s+|really\s+)?be\s+(.{3,160})", re.I)
+# "name his counsellor, Ms Haddad, as the person to contact in the safety plan"
+_NAME_IN_PLAN = re.compile(
+    r"\b(?:name|list|add|put)\s+(.{3,100}?)\s+as\s+((?:the|a|an|his|her|their)\s+(?:person|"
+    r"contact|one|adult|someone)(?:\s+(?:to|he|she|they)\s+[\w\s]{2,30}?)?)\s+(?:in|on|for)\s+"
+    r"(?:the|his|her|their|your)\s+safety\s+plan\b", re.I)
 # "add her crisis line number 116 123 to the safety plan"
 _TO_PLAN = re.compile(
     r"\b(?:add|put|include|list|write)\s+(.{3,120}?)\s+(?:to|in|into|on)\s+(?:the|her|his|"
@@ -179,7 +184,11 @@ def _as_sentence(text: str, max_words: int = 24) -> str | None:
 
 
 def bare_pointer(sentence: str) -> bool:
-    """ "Pls put both in.", "Mention those." : a sentence that only points at another."""
+    """ "Pls put both in.", "Mention those.", "Make that the last step." : a sentence that only
+    points at another."""
+    if re.fullmatch(r"\W*(?:please\s+|pls\s+)?make\s+(?:that|this|it)\s+(?:the\s+)?(?:last|final)"
+                    r"\s+(?:step|rung)\W*", sentence, re.I):
+        return True
     m = _POINTER.search(sentence)
     return bool(m) and not re.search(r"\w", _POINTER.sub("", re.sub(
         r"\b(?:please|pls|plz|also|and|can you|could you|too|as well|thanks|in the \w+)\b", "",
@@ -254,7 +263,8 @@ def _placed_edits(sentence: str, where: int | None) -> list[Edit]:
         if step := step_from_clause(m.group(1)):
             out.append(Edit(sentence, "step", step))
     if m := _TOP_IS.search(sentence):
-        phrase = next(g for g in m.groups() if g)
+        phrase = re.split(r"\s[-\u2013\u2014]\s", next(g for g in m.groups() if g))[0]
+        # "... walk across her hand - please make that the last step": the pointer says where
         final = re.search(r"\b(?:final|last)\b", m.group(0), re.I) is not None
         if got := _noun_or_action(phrase):
             kind, text = got
@@ -266,7 +276,12 @@ def _placed_edits(sentence: str, where: int | None) -> list[Edit]:
             kind, text = got
             out.append(Edit(sentence, "first_step",
                             text if kind == "step" else _end(f"Start with {text}")))
-    if m := _TO_PLAN.search(sentence):
+    if m := _NAME_IN_PLAN.search(sentence):
+        if thing := _safe_fragment(third_to_second(m.group(1).strip(" ,")), max_words=16):
+            who = _to_second_person(thing) + ("," if "," in thing else "")  # "X, Ms Haddad,"
+            out.append(Edit(sentence, "plan", _end(f"Add {who} to your safety plan as "
+                                                   f"{third_to_second(m.group(2))}")))
+    elif m := _TO_PLAN.search(sentence):
         if thing := _safe_fragment(third_to_second(m.group(1)), max_words=16):
             out.append(Edit(sentence, "plan", _end(f"Add {_to_second_person(thing)} to your "
                                                    "safety plan")))

@@ -95,7 +95,7 @@ def _sentences_of(comment: str) -> list[str]:
     # "Curfew is 10pm. Pls put that in." is one request: a bare pointer joins what it points at.
     out: list[str] = []
     for p in parts:
-        if out and len(p.split()) <= 5 and ce.bare_pointer(p):
+        if out and len(p.split()) <= 7 and ce.bare_pointer(p):
             out[-1] = f"{out[-1].rstrip('.!?; ')} - {p}"
         else:
             out.append(p)
