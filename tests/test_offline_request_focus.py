@@ -235,3 +235,29 @@ def test_make_that_the_last_step_places_the_rung_last() -> None:
     steps = [ln for ln in text.split("## Steps")[1].split("\n## ")[0].splitlines()
              if ln[:1].isdigit()]
     assert "greyhound" in steps[-1].lower() and "Not applied" not in text
+
+
+@pytest.mark.parametrize(("comment", "words"), [
+    ("Switch it to a 4-7-8 breathing pattern please.", ["count of 4", "count of 8", "4-7-8",
+                                                        "pause gently for a count of 7"]),
+    ("Can you do in for 5, out for 7 instead?", ["in for 5", "out for 7", "count of 5"]),
+])
+def test_a_breathing_pattern_recounts_the_breathing_steps(comment: str,
+                                                          words: list[str]) -> None:
+    body = _body(_revise("Paced breathing for a cellist before concerts", comment))
+    for w in words:
+        assert w in body
+    assert "hold your breath" not in body  # a gentle pause, never breath-holding
+
+
+def test_a_pattern_with_no_breathing_step_is_reported() -> None:
+    text = _revise("Thought record for a cellist", "Use a 4-7-8 count for the breathing.")
+    assert "Not applied" in text
+
+
+def test_the_reader_is_addressed_by_name() -> None:
+    text = _revise("Behavioural activation for a retired postman",
+                   "Her name is Maureen - address her by name please. Also she loves "
+                   "crosswords, mention those.")
+    purpose = text.split("## Purpose")[1].split("## ")[0]
+    assert purpose.strip().startswith("Maureen,") and "crosswords" in purpose

@@ -179,6 +179,7 @@ def _step_index(sentence: str) -> int | None:
 
 
 def _as_sentence(text: str, max_words: int = 24) -> str | None:
+    text = re.sub(r"^\W*(?:also|and|but|so|plus|btw)\b[,\s]*", "", text.strip(), flags=re.I)
     safe = _safe_fragment(third_to_second(text.strip(" ,;:-")), max_words=max_words)
     return _end(_cap(_to_second_person(safe))) if safe else None
 
