@@ -261,3 +261,23 @@ def test_the_reader_is_addressed_by_name() -> None:
                    "crosswords, mention those.")
     purpose = text.split("## Purpose")[1].split("## ")[0]
     assert purpose.strip().startswith("Maureen,") and "crosswords" in purpose
+
+
+def test_step_n_should_be_rewrites_that_step() -> None:
+    text = _revise("Graded exposure for fear of speaking in seminars",
+                   "Step 3 should be asking the tutor one question after class.")
+    steps = [ln for ln in text.split("## Steps")[1].split("\n## ")[0].splitlines()
+             if ln[:1].isdigit()]
+    assert steps[2].startswith("3. Ask the tutor one question after class")
+
+
+def test_add_a_step_to_do_something_and_things_stay_they() -> None:
+    body = _body(_revise("Worry postponement for a new dad who worries about money",
+                         "Add a step to jot the worries on a card when they show up."))
+    assert "jot the worries on a card when they show up" in body
+
+
+def test_a_support_person_is_the_readers() -> None:
+    body = _body(_revise("Urge delay for a teen with urges to scratch his arms",
+                         "Name his cousin Dov as the person he can text."))
+    assert "your cousin dov" in body

@@ -147,7 +147,7 @@ def _read_sentence(fb: Feedback, comment: str, context: list[str]) -> bool:
             (fb.steps if step else fb.mentions).append(step or phrase)
     fb.offers += filter(_echoable, _phrases(_OFFER, comment))
     for m in _SUPPORT.finditer(comment):
-        if who := _safe_fragment(m.group(1).strip(" ,"), max_words=8):
+        if who := _safe_fragment(third_to_second(m.group(1).strip(" ,")), max_words=8):
             fb.steps.append(_end(f"Add {who} to the people you can go to when things "
                                  "feel hard"))
     specific = _phrases(_SPECIFIC, comment)
