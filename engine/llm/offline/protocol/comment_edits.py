@@ -92,7 +92,7 @@ _STEP_WORD = (r"(?:an?|one|another|the)?\s*(?:(?:extra|new|early|first|last|fina
               r"\s+)?(?:step|rung)")
 _STEP_CLAUSE = re.compile(
     r"\b(?:add|include|put in|insert|give (?:her|him|them))\s+" + _STEP_WORD +
-    r"\s+(?:where|in which|that|when|during which)\s+(.{3,200})", re.I)
+    r"\s+(?:where|in which|that|when|during which|to|for (?:her|him|them) to)\s+(.{3,200})", re.I)
 _AS_STEP = re.compile(
     r"\b(?:add|include|put in|insert)\s+(.{3,160}?)\s+as\s+" + _STEP_WORD + r"\b", re.I)
 _SAY_THAT = re.compile(
@@ -116,6 +116,9 @@ _TOP_IS = re.compile(
     rf"(.{{3,160}})|\bmake\s+(?:the\s+)?{_TOP}\s+(.{{3,160}})|"
     rf"\b(?:add|include|put in|insert|use|have)\s+(.{{3,160}}?)\s+as\s+(?:the|her|his|their|a)\s+"
     rf"{_TOP}\b", re.I)
+# "Step 2 should be asking one question in the stand-up": that step, rewritten.
+_STEP_N_IS = re.compile(r"\bstep\s*#?(\d{1,2})\s+(?:should|must|needs? to|has to|could)\s+"
+                        r"(?:actually\s+|really\s+|instead\s+)?be\s+(.{3,160})", re.I)
 # "start the ladder with sitting in the car park", "the first rung should be ...": the
 # easiest rung, before the others.
 _FIRST_IS = re.compile(
@@ -179,6 +182,7 @@ def _step_index(sentence: str) -> int | None:
 
 
 def _as_sentence(text: str, max_words: int = 24) -> str | None:
+    text = re.sub(r"^\W*(?:also|and|but|so|plus|btw)\b[,\s]*", "", text.strip(), flags=re.I)
     safe = _safe_fragment(third_to_second(text.strip(" ,;:-")), max_words=max_words)
     return _end(_cap(_to_second_person(safe))) if safe else None
 
@@ -271,6 +275,11 @@ def _placed_edits(sentence: str, where: int | None) -> list[Edit]:
             text = text if kind == "step" else _end(
                 f"Finish with {text}" if final else f"Work up to {text} as your top rung")
             out.append(Edit(sentence, "last_step" if final else "step", text))
+    if m := _STEP_N_IS.search(sentence):
+        if got := _noun_or_action(m.group(2).rstrip(". ")):
+            kind, text = got
+            out.append(Edit(sentence, "step_n", text if kind == "step" else _end(
+                f"Work with {text}"), step=int(m.group(1)) - 1))
     if m := _FIRST_IS.search(sentence):
         if got := _noun_or_action(next(g for g in m.groups() if g).rstrip(". ")):
             kind, text = got
@@ -417,6 +426,11 @@ def apply(doc: _Doc, edits: list[Edit], add_step: Callable[[_Doc, str], None]) -
                 failed.append(e.source)
         elif e.kind == "step":
             add_step(doc, e.text)
+        elif e.kind == "step_n":
+            if e.step is not None and 0 <= e.step < len(doc.steps):
+                doc.steps[e.step] = e.text
+            else:
+                failed.append(e.source)
         elif e.kind == "first_step":
             if _norm(e.text.rstrip(".")) not in _norm(doc.all_text()):
                 doc.steps.insert(_first_rung(doc), e.text)
