@@ -210,7 +210,7 @@ def test_a_goal_that_names_its_months_has_its_posts_in_them() -> None:
 
     start = date(2026, 11, 24)
     goal = "Open rooftop terrace bookings in February, 90 tables"
-    assert phases(goal, start).posts == "Weeks 10-14"
+    assert phases(goal, start)[:3] == ("Week 1", "Week 9", "Weeks 10-14")
     assert posts_window(goal, start) == "between 1 February and 28 February"
     assert results_label(goal, start) == "after 28 February"
     two = "Run the apple-picking promo from September to October"
@@ -223,3 +223,23 @@ def test_a_goal_that_names_its_months_has_its_posts_in_them() -> None:
         "audience": "couples in town"}, context={"today": start.isoformat()}))
     assert "Weeks 10-14: posts go live, staggered across creators" in brief.timeline
     assert brief.timeline[-1].startswith("Week 15 (after 28 February)")
+
+
+def test_a_formal_dm_reads_as_one_sentence_and_names_platforms_as_they_do(db_url: str) -> None:
+    """Seen reading a run as a user: "Hi Anna, We are Lumen Skin" and "your Tiktok posts"."""
+    from engine.pipelines.campaign.brands import list_brands
+
+    lumen = next(b for b in list_brands() if b.name == "Lumen Skin")
+    run_id = service.start_run(kind="campaign", actor="t", input={
+        "brand_id": lumen.id, "brand_name": lumen.name, "audience": "people with dry skin",
+        "goal": "Introduce the barrier repair cream to runners", "budget": 3000,
+        "channels": ["instagram_dm"], "num_creators": 3})
+    _drive(run_id)
+    for _ in range(2):
+        d = views.get_run(run_id)
+        service.approve(run_id=run_id, actor="t", expected_version=d.version)
+        _drive(run_id)
+    text = views.get_run(run_id).current.content  # type: ignore[union-attr]
+    assert "TikTok posts" in text, text
+    assert "Tiktok" not in text and ", We are" not in text, text
+    assert ", we are Lumen Skin in Berlin." in text, text

@@ -101,7 +101,8 @@ def phases(goal: str, today: date | None = None) -> Phases:
     the last. A short campaign folds parts into the same week."""
     if posts := _window_weeks(goal, today or date.today()):  # "in January": posts then
         first, last = posts
-        return Phases("Week 1", "Week 2", f"Weeks {first}-{last}" if last > first
+        # Terms and products the week before the posts, not months ahead of them.
+        return Phases("Week 1", f"Week {first - 1}", f"Weeks {first}-{last}" if last > first
                       else f"Week {first}", f"Week {first}", f"Week {last}", f"Week {last + 1}",
                       last + 1)
     n = goal_weeks(goal, today) or DEFAULT_WEEKS
