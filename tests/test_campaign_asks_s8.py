@@ -243,3 +243,18 @@ def test_a_formal_dm_reads_as_one_sentence_and_names_platforms_as_they_do(db_url
     assert "TikTok posts" in text, text
     assert "Tiktok" not in text and ", We are" not in text, text
     assert ", we are Lumen Skin in Berlin." in text, text
+
+
+def test_a_plan_comment_the_offline_drafter_cannot_apply_says_so(
+        db_url: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """Item 2 on the last stage: the offline plan is assembled from the approved stages, so a
+    comment on it comes back under Open points, not as the same text reported as done."""
+    cli(capsys, "run", "campaign", "--input-json", json.dumps(DONUTS))
+    for _ in range(3):
+        cli(capsys, "approve", "1")
+    cli(capsys, "revise", "1", "--comment", "Put the second wave of posts a week earlier.")
+    plan = latest(detail(capsys))
+    assert plan["stage"] == "plan"
+    assert 'Not applied: "Put the second wave of posts a week earlier."' in plan["content"]
+    assert [f for f in plan["flags"] if f["category"] == "not_addressed"]
+    assert detail(capsys)["halt_reason"] != "thresholds_met"

@@ -5,7 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from engine.llm.offline.campaign.brief import success_metrics
-from engine.llm.offline.campaign.common import _sentence_case, brand_name_of, brand_of
+from engine.llm.offline.campaign.common import (
+    _sentence_case,
+    brand_name_of,
+    brand_of,
+    stage_feedback,
+)
 from engine.llm.offline.campaign.outreach import PLATFORM_SHORT
 from engine.markdown import list_items
 from engine.pipelines.base import DraftTask
@@ -140,4 +145,9 @@ def draft_plan(task: DraftTask) -> PlanDraft:
             "Creators review the brief's key messages and avoid claims the brand cannot prove"
             + (f"; avoid in particular: {', '.join(avoid)}" if avoid else ""),
             "Keep proof of each post and its disclosure for the campaign record",
-        ])
+        ],
+        # The plan is assembled from the approved stages: a comment on it is not applied
+        # here, and says so rather than coming back as the same text.
+        open_points=[f'Not applied: "{f}" (the offline plan is built from the approved brief, '
+                     "shortlist and outreach: change those stages, or edit the plan)"
+                     for f in stage_feedback(task)])
