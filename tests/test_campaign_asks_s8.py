@@ -196,3 +196,30 @@ def test_the_checks_count_a_campaigns_dates_from_the_runs_first_day(db_url: str)
         got = load_follow(c, run_id=run_id, draft_id=draft_id, kind="campaign",
                           critics=set(), brand_id=1)
     assert got.context["today"] == "2026-01-05"
+
+
+def test_a_goal_that_names_its_months_has_its_posts_in_them() -> None:
+    """"... in February": the brief's posting weeks, the creators' dates and the results fall
+    in and after February (not in the weeks after the brief, with "by February" at the end);
+    a deadline ("by the end of February") still runs from the first week on."""
+    from datetime import date
+
+    from engine.llm.offline.campaign.brief import draft_brief
+    from engine.pipelines.base import DraftTask
+    from engine.pipelines.campaign.schedule import phases, posts_window, results_label
+
+    start = date(2026, 11, 24)
+    goal = "Open rooftop terrace bookings in February, 90 tables"
+    assert phases(goal, start).posts == "Weeks 10-14"
+    assert posts_window(goal, start) == "between 1 February and 28 February"
+    assert results_label(goal, start) == "after 28 February"
+    two = "Run the apple-picking promo from September to October"
+    assert posts_window(two, start) == "between 1 September and 31 October"
+    deadline = "Bake sale push by the end of February"
+    assert phases(deadline, start).posts == "Weeks 3-13"
+    assert results_label(deadline, start) == "by 28 February 2027"
+    brief = draft_brief(DraftTask(kind="campaign", stage="brief", iteration=1, input={
+        "goal": goal, "budget": 2000, "num_creators": 2, "channels": ["email"],
+        "audience": "couples in town"}, context={"today": start.isoformat()}))
+    assert "Weeks 10-14: posts go live, staggered across creators" in brief.timeline
+    assert brief.timeline[-1].startswith("Week 15 (after 28 February)")

@@ -35,7 +35,6 @@ from engine.pipelines.campaign.channels import LABELS
 from engine.pipelines.campaign.compliance import DISCLOSURE
 from engine.pipelines.campaign.creators import per_creator_budget, reach_channel
 from engine.pipelines.campaign.deadline import campaign_start
-from engine.pipelines.campaign.goal import posts_window
 from engine.pipelines.campaign.market import Market, market_for, markets
 from engine.pipelines.campaign.message_form import channel_ask, exclamations, length_cap
 from engine.pipelines.campaign.models import (
@@ -51,6 +50,7 @@ from engine.pipelines.campaign.requests import (
     other_form,
     sign_off,
 )
+from engine.pipelines.campaign.schedule import posts_window
 
 PLATFORM_ASK = {
     "instagram": "one reel and two stories",

@@ -11,8 +11,8 @@ from engine.markdown import list_items
 from engine.pipelines.base import DraftTask
 from engine.pipelines.campaign.channels import LABELS
 from engine.pipelines.campaign.creators import per_creator_budget, reach_channel
-from engine.pipelines.campaign.deadline import campaign_start, end_label
-from engine.pipelines.campaign.goal import goal_date, goal_window, phases, post_windows
+from engine.pipelines.campaign.deadline import campaign_start
+from engine.pipelines.campaign.goal import goal_window
 from engine.pipelines.campaign.market import market_for
 from engine.pipelines.campaign.models import (
     BudgetLine,
@@ -23,6 +23,7 @@ from engine.pipelines.campaign.models import (
 )
 from engine.pipelines.campaign.money import usd
 from engine.pipelines.campaign.outreach import parse_outreach
+from engine.pipelines.campaign.schedule import phases, post_windows, results_label
 from engine.pipelines.campaign.text import find_section, sections
 
 
@@ -126,10 +127,9 @@ def draft_plan(task: DraftTask) -> PlanDraft:
             ScheduleItem(when=when.first_wave, activity="First wave of posts goes live; boost "
                                                         "the best performer"),
             ScheduleItem(when=when.second_wave, activity="Second wave of posts goes live"),
-            ScheduleItem(when=f"{when.results} (by {date})" if (
-                date := end_label(goal, start) or goal_date(goal))
-                         else when.results, activity="Collect results and report against the "
-                                                     "KPIs"),
+            ScheduleItem(when=f"{when.results} ({label})" if (
+                label := results_label(goal, start)) else when.results,
+                         activity="Collect results and report against the KPIs"),
         ],
         deliverables=deliverables,
         budget=budget_lines,
