@@ -281,3 +281,10 @@ def test_a_support_person_is_the_readers() -> None:
     body = _body(_revise("Urge delay for a teen with urges to scratch his arms",
                          "Name his cousin Dov as the person he can text."))
     assert "your cousin dov" in body
+
+
+def test_a_named_helpline_number_is_added_not_dropped() -> None:
+    # Before, "add the Samaritans number" on a US run changed nothing and said nothing.
+    body = _body(_revise("Urge delay for a student with urges to burn her arm",
+                         "Also add the Lifeline number 13 11 14, she is in Sydney."))
+    assert "lifeline number, 13 11 14" in body

@@ -126,6 +126,11 @@ _FIRST_IS = re.compile(
     r"exposure|exercise|steps|list|rungs)\s+(?:with|by)\s+(.{3,160})|"
     r"\b(?:the\s+)?(?:first|bottom|lowest|easiest|opening)\s+(?:rung|step)\s+(?:should|must|"
     r"could|needs? to|has to|can)\s+(?:actually\s+|really\s+)?be\s+(.{3,160})", re.I)
+# "also add the Samaritans number 116 123", "include Childline on 0800 1111"
+_ADD_NUMBER = re.compile(
+    r"\b(?:add|include|put in|give|list)\s+(?:the\s+|her\s+|his\s+|their\s+)?"
+    r"((?-i:[A-Z])[\w'\u2019&-]*(?:\s+(?-i:[A-Z])[\w'\u2019&-]*){0,3})\s+(?:(?:crisis\s+)?"
+    r"(?:number|line|helpline|hotline|text line)\s+)?(?:on\s+|at\s+)?(\+?\d[\d ]{2,14}\d)\b", re.I)
 # "name his counsellor, Ms Haddad, as the person to contact in the safety plan"
 _NAME_IN_PLAN = re.compile(
     r"\b(?:name|list|add|put)\s+(.{3,100}?)\s+as\s+((?:the|a|an|his|her|their)\s+(?:person|"
@@ -285,6 +290,11 @@ def _placed_edits(sentence: str, where: int | None) -> list[Edit]:
             kind, text = got
             out.append(Edit(sentence, "first_step",
                             text if kind == "step" else _end(f"Start with {text}")))
+    if (m := _ADD_NUMBER.search(sentence)) and not _TO_PLAN.search(sentence):
+        name = _safe_fragment(m.group(1).strip(), max_words=6)
+        if name:  # "add the Samaritans number 116 123": a line to call, kept where it is found
+            out.append(Edit(sentence, "plan", _end(f"Keep the {name} number, {m.group(2)}, in "
+                                                   "your phone and on your safety plan")))
     if m := _NAME_IN_PLAN.search(sentence):
         if thing := _safe_fragment(third_to_second(m.group(1).strip(" ,")), max_words=16):
             who = _to_second_person(thing) + ("," if "," in thing else "")  # "X, Ms Haddad,"
