@@ -288,3 +288,9 @@ def test_a_named_helpline_number_is_added_not_dropped() -> None:
     body = _body(_revise("Urge delay for a student with urges to burn her arm",
                          "Also add the Lifeline number 13 11 14, she is in Sydney."))
     assert "lifeline number, 13 11 14" in body
+
+
+def test_a_quoted_thought_keeps_the_situation_after_the_dash() -> None:
+    steps = " ".join(_draft("Challenging the belief 'I'm a terrible daughter' - client lives "
+                            "abroad and missed her mum's birthday").steps).lower()
+    assert "you live abroad" in steps and "birthday" in steps
