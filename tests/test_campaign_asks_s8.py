@@ -196,3 +196,65 @@ def test_the_checks_count_a_campaigns_dates_from_the_runs_first_day(db_url: str)
         got = load_follow(c, run_id=run_id, draft_id=draft_id, kind="campaign",
                           critics=set(), brand_id=1)
     assert got.context["today"] == "2026-01-05"
+
+
+def test_a_goal_that_names_its_months_has_its_posts_in_them() -> None:
+    """"... in February": the brief's posting weeks, the creators' dates and the results fall
+    in and after February (not in the weeks after the brief, with "by February" at the end);
+    a deadline ("by the end of February") still runs from the first week on."""
+    from datetime import date
+
+    from engine.llm.offline.campaign.brief import draft_brief
+    from engine.pipelines.base import DraftTask
+    from engine.pipelines.campaign.schedule import phases, posts_window, results_label
+
+    start = date(2026, 11, 24)
+    goal = "Open rooftop terrace bookings in February, 90 tables"
+    assert phases(goal, start)[:3] == ("Week 1", "Week 9", "Weeks 10-14")
+    assert posts_window(goal, start) == "between 1 February and 28 February"
+    assert results_label(goal, start) == "after 28 February"
+    two = "Run the apple-picking promo from September to October"
+    assert posts_window(two, start) == "between 1 September and 31 October"
+    deadline = "Bake sale push by the end of February"
+    assert phases(deadline, start).posts == "Weeks 3-13"
+    assert results_label(deadline, start) == "by 28 February 2027"
+    brief = draft_brief(DraftTask(kind="campaign", stage="brief", iteration=1, input={
+        "goal": goal, "budget": 2000, "num_creators": 2, "channels": ["email"],
+        "audience": "couples in town"}, context={"today": start.isoformat()}))
+    assert "Weeks 10-14: posts go live, staggered across creators" in brief.timeline
+    assert brief.timeline[-1].startswith("Week 15 (after 28 February)")
+
+
+def test_a_formal_dm_reads_as_one_sentence_and_names_platforms_as_they_do(db_url: str) -> None:
+    """Seen reading a run as a user: "Hi Anna, We are Lumen Skin" and "your Tiktok posts"."""
+    from engine.pipelines.campaign.brands import list_brands
+
+    lumen = next(b for b in list_brands() if b.name == "Lumen Skin")
+    run_id = service.start_run(kind="campaign", actor="t", input={
+        "brand_id": lumen.id, "brand_name": lumen.name, "audience": "people with dry skin",
+        "goal": "Introduce the barrier repair cream to runners", "budget": 3000,
+        "channels": ["instagram_dm"], "num_creators": 3})
+    _drive(run_id)
+    for _ in range(2):
+        d = views.get_run(run_id)
+        service.approve(run_id=run_id, actor="t", expected_version=d.version)
+        _drive(run_id)
+    text = views.get_run(run_id).current.content  # type: ignore[union-attr]
+    assert "TikTok posts" in text, text
+    assert "Tiktok" not in text and ", We are" not in text, text
+    assert ", we are Lumen Skin in Berlin." in text, text
+
+
+def test_a_plan_comment_the_offline_drafter_cannot_apply_says_so(
+        db_url: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """Item 2 on the last stage: the offline plan is assembled from the approved stages, so a
+    comment on it comes back under Open points, not as the same text reported as done."""
+    cli(capsys, "run", "campaign", "--input-json", json.dumps(DONUTS))
+    for _ in range(3):
+        cli(capsys, "approve", "1")
+    cli(capsys, "revise", "1", "--comment", "Put the second wave of posts a week earlier.")
+    plan = latest(detail(capsys))
+    assert plan["stage"] == "plan"
+    assert 'Not applied: "Put the second wave of posts a week earlier."' in plan["content"]
+    assert [f for f in plan["flags"] if f["category"] == "not_addressed"]
+    assert detail(capsys)["halt_reason"] != "thresholds_met"

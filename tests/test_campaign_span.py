@@ -14,7 +14,8 @@ from engine.checks.campaign_consistency import campaign_findings
 from engine.llm.offline.campaign.brief import draft_brief
 from engine.llm.offline.campaign.plan import draft_plan
 from engine.pipelines.base import DraftTask
-from engine.pipelines.campaign.goal import goal_weeks, phases, post_windows
+from engine.pipelines.campaign.goal import goal_weeks
+from engine.pipelines.campaign.schedule import phases, post_windows
 from engine.pipelines.campaign.text import render_brief, render_plan
 from tests.test_campaign_open_points import detail, latest
 from tests.test_follow_loop import cli

@@ -47,3 +47,14 @@ def test_a_quoted_phrase_in_place_answers_a_quote_request() -> None:
 def test_it_is_missing_names_nothing_to_add() -> None:
     comment = "can you add a line for 'alternative view' - it's missing"
     assert answered(comment, BEFORE, _with("Write an alternative view of the moment."))
+
+
+def test_request_coverage_one_step_with_every_term_is_working_with_it() -> None:
+    from engine.checks.request_coverage import protocol_findings
+    request = {"intent": "cog restructuring for a guy who assumes his manager hates him"}
+    one = ("# Restructuring\n\n## Steps\n\n1. Start from your thought 'your manager hates you' "
+           "and write it down.\n2. Name the thinking trap.\n3. Weigh the evidence.\n")
+    generic = ("# Restructuring\n\n## Steps\n\n1. Write down a thought.\n2. Name the thinking "
+               "trap.\n3. Weigh the evidence.\n")
+    assert not [f for f in protocol_findings(one, request) if f.category == "request_not_covered"]
+    assert [f for f in protocol_findings(generic, request) if f.category == "request_not_covered"]

@@ -235,3 +235,62 @@ def test_make_that_the_last_step_places_the_rung_last() -> None:
     steps = [ln for ln in text.split("## Steps")[1].split("\n## ")[0].splitlines()
              if ln[:1].isdigit()]
     assert "greyhound" in steps[-1].lower() and "Not applied" not in text
+
+
+@pytest.mark.parametrize(("comment", "words"), [
+    ("Switch it to a 4-7-8 breathing pattern please.", ["count of 4", "count of 8", "4-7-8",
+                                                        "pause gently for a count of 7"]),
+    ("Can you do in for 5, out for 7 instead?", ["in for 5", "out for 7", "count of 5"]),
+])
+def test_a_breathing_pattern_recounts_the_breathing_steps(comment: str,
+                                                          words: list[str]) -> None:
+    body = _body(_revise("Paced breathing for a cellist before concerts", comment))
+    for w in words:
+        assert w in body
+    assert "hold your breath" not in body  # a gentle pause, never breath-holding
+
+
+def test_a_pattern_with_no_breathing_step_is_reported() -> None:
+    text = _revise("Thought record for a cellist", "Use a 4-7-8 count for the breathing.")
+    assert "Not applied" in text
+
+
+def test_the_reader_is_addressed_by_name() -> None:
+    text = _revise("Behavioural activation for a retired postman",
+                   "Her name is Maureen - address her by name please. Also she loves "
+                   "crosswords, mention those.")
+    purpose = text.split("## Purpose")[1].split("## ")[0]
+    assert purpose.strip().startswith("Maureen,") and "crosswords" in purpose
+
+
+def test_step_n_should_be_rewrites_that_step() -> None:
+    text = _revise("Graded exposure for fear of speaking in seminars",
+                   "Step 3 should be asking the tutor one question after class.")
+    steps = [ln for ln in text.split("## Steps")[1].split("\n## ")[0].splitlines()
+             if ln[:1].isdigit()]
+    assert steps[2].startswith("3. Ask the tutor one question after class")
+
+
+def test_add_a_step_to_do_something_and_things_stay_they() -> None:
+    body = _body(_revise("Worry postponement for a new dad who worries about money",
+                         "Add a step to jot the worries on a card when they show up."))
+    assert "jot the worries on a card when they show up" in body
+
+
+def test_a_support_person_is_the_readers() -> None:
+    body = _body(_revise("Urge delay for a teen with urges to scratch his arms",
+                         "Name his cousin Dov as the person he can text."))
+    assert "your cousin dov" in body
+
+
+def test_a_named_helpline_number_is_added_not_dropped() -> None:
+    # Before, "add the Samaritans number" on a US run changed nothing and said nothing.
+    body = _body(_revise("Urge delay for a student with urges to burn her arm",
+                         "Also add the Lifeline number 13 11 14, she is in Sydney."))
+    assert "lifeline number, 13 11 14" in body
+
+
+def test_a_quoted_thought_keeps_the_situation_after_the_dash() -> None:
+    steps = " ".join(_draft("Challenging the belief 'I'm a terrible daughter' - client lives "
+                            "abroad and missed her mum's birthday").steps).lower()
+    assert "you live abroad" in steps and "birthday" in steps

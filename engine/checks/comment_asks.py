@@ -20,7 +20,10 @@ _REQUEST_ANYWHERE = re.compile(
     r"put (?:that|this|it) in|name (?:it|him|her|them))\b|\?\s*$|"
     # "She's a fainter, so mention applied tension": an ask after its reason
     r"(?:,\s*|\s)(?:so|and|then|-|;)\s+(?:please\s+)?(?:add|include|mention|name|say|put|use|"
-    r"replace|change|remove|drop|quote|write|insert|start|end|give|tell|make sure)\b", re.I)
+    r"replace|change|remove|drop|quote|write|insert|start|end|give|tell|make sure)\b|"
+    # "Also he grows tomatoes, mention those."
+    r",\s*(?:please\s+|pls\s+)?(?:mention|include|add|put|use)\s+(?:those|these|that|this|it|"
+    r"them)\b", re.I)
 
 
 # "Put that in the messages", "add this to each DM": an ask whose content is the sentence

@@ -74,9 +74,12 @@ def protocol_findings(text: str, run_input: dict[str, Any]) -> list[Finding]:
         # Steps built on the request's own words are working with it, even when the words
         # around its situation (the person's job, the day it happens) are left out.
         built_on = len(in_steps) >= BUILT_ON
-        if (len(used) / len(key) < MIN_SHARE and not built_on) or len(in_steps) < wanted:
-            # Named by its terms, not quoted: a request may carry a name or an address.
-            missing = ", ".join(sorted(key - {t for s in in_steps for t in terms(s)}))
+        # Named by its terms, not quoted: a request may carry a name or an address.
+        missing = ", ".join(sorted(key - {t for s in in_steps for t in terms(s)}))
+        # A step that works with every term of the request is working with it, however few
+        # steps repeat them (a thought record names the situation once, then works on it).
+        if missing and ((len(used) / len(key) < MIN_SHARE and not built_on)
+                        or len(in_steps) < wanted):
             out.append(finding(
                 CHECK, "protocol", "request_not_covered", f"the steps do not work with: {missing}",
                 f"The draft does not work with the request: build the steps from its own "

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from datetime import date, timedelta
+from datetime import date
 from typing import NamedTuple
 
 from engine.pipelines.campaign.deadline import deadline_weeks, span_days_weeks
@@ -133,69 +133,23 @@ def goal_weeks(goal: str, today: date | None = None) -> int | None:
     -> 6, "in the next 90 days" -> 13, "this quarter" -> 13), else the weeks from `today` (the
     campaign's first day; default the real today) to the date it names ("by the end of
     January", "by 15 March", "before Christmas"); None when it says neither."""
+    if (span := explicit_span(goal)) is not None:
+        return span or None
+    return deadline_weeks(goal, today or date.today())
+
+
+def explicit_span(goal: str) -> int | None:
+    """The length the goal gives in weeks, months, days or quarters (0: a span of none)."""
     if m := _SPAN.search(goal):
         count, unit = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
         n = int(count) if count.isdigit() else _SPAN_NUMBERS[count.lower()]
         weeks = n * WEEKS_PER_MONTH if unit.lower().startswith("month") else n
-        return max(1, min(52, round(weeks))) if n else None
+        return max(1, min(52, round(weeks))) if n else 0
     if (days := span_days_weeks(goal)) is not None:
         return days
     if _QUARTER.search(goal):
         return 13
-    return deadline_weeks(goal, today or date.today())
-
-
-class Phases(NamedTuple):
-    """When each part of a campaign happens, as labels ("Week 1", "Weeks 3-12")."""
-
-    contact: str
-    terms: str
-    posts: str
-    first_wave: str
-    second_wave: str
-    results: str
-    weeks: int
-
-
-def post_windows(posts: str, n: int) -> list[str]:
-    """Each of `n` creators' share of the posting weeks ("Weeks 3-12" over 3 creators:
-    "Weeks 3-5", "Weeks 6-8", "Weeks 9-12"), staggered in order; creators share a week when
-    there are more of them than weeks."""
-    weeks = [int(x) for x in re.findall(r"\d+", posts)]
-    first, span = weeks[0], weeks[-1] - weeks[0] + 1
-    out = []
-    for k in range(n):
-        start = first + k * span // n
-        end = max(start, first + (k + 1) * span // n - 1)
-        out.append(f"Week {start}" if end == start else f"Weeks {start}-{end}")
-    return out
-
-
-def phases(goal: str, today: date | None = None) -> Phases:
-    """The campaign's parts spread over the goal's own length (DEFAULT_WEEKS without one):
-    contact and terms in the first two weeks, posts until the week before the last, results in
-    the last. A short campaign folds parts into the same week."""
-    n = goal_weeks(goal, today) or DEFAULT_WEEKS
-    if n >= 5:
-        return Phases("Week 1", "Week 2", f"Weeks 3-{n - 1}", "Week 3", f"Week {n - 1}",
-                      f"Week {n}", n)
-    if n == 4:
-        return Phases("Week 1", "Week 2", "Week 3", "Week 3", "Week 3", "Week 4", n)
-    if n == 3:
-        return Phases("Week 1", "Week 1", "Week 2", "Week 2", "Week 2", "Week 3", n)
-    last = f"Week {n}"
-    return Phases("Week 1", "Week 1", last, last, last, last, n)
-
-
-def posts_window(goal: str, today: date) -> str:
-    """When the posts go live, as dates a creator can plan by ("between 8 December and 7
-    March"): the phases' posting weeks counted from the campaign's first day. No year and no
-    week numbers: neither means anything to a creator, and a number from the goal must not
-    read as its internal target."""
-    weeks = [int(n) for n in re.findall(r"\d+", phases(goal, today).posts)]
-    start = today + timedelta(weeks=weeks[0] - 1)
-    end = today + timedelta(weeks=weeks[-1], days=-1)
-    return f"between {start.day} {MONTHS[start.month - 1]} and {end.day} {MONTHS[end.month - 1]}"
+    return None
 
 
 def goal_date(goal: str) -> str | None:

@@ -161,4 +161,6 @@ class PlanDraft(BaseModel):
     budget: list[BudgetLine]
     kpis: list[Kpi]
     compliance: list[str]
+    open_points: list[str] = Field(default_factory=list)
+    """Reviewer comments the plan does not apply, each with why; may be empty."""
 

@@ -140,6 +140,8 @@ def render_plan(d: PlanDraft) -> str:
         f"## KPIs\n\n{kpis}",
         f"## Compliance\n\n{_bullets(d.compliance)}",
     ]
+    if points := [clean_text(p) for p in d.open_points if clean_text(p)]:
+        parts.append(f"## Open points\n\n{_bullets(points)}")
     return "\n\n".join(parts) + "\n"
 
 

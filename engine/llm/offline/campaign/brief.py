@@ -21,13 +21,14 @@ from engine.llm.offline.campaign.common import (
 from engine.pipelines.base import DraftTask
 from engine.pipelines.campaign.brands import BrandOut
 from engine.pipelines.campaign.channels import LABELS
-from engine.pipelines.campaign.deadline import campaign_start, end_label
-from engine.pipelines.campaign.goal import goal_date, goal_targets, goal_window, phases
+from engine.pipelines.campaign.deadline import campaign_start
+from engine.pipelines.campaign.goal import goal_targets, goal_window
 from engine.pipelines.campaign.market import market_for
 from engine.pipelines.campaign.models import (
     BriefDraft,
     BudgetLine,
 )
+from engine.pipelines.campaign.schedule import phases, results_label
 from engine.pipelines.campaign.text import parse_brief
 
 BUDGET_SHARES = (("Creator fees", 0.70), ("Product seeding and gifting", 0.15),
@@ -118,8 +119,8 @@ def draft_brief(task: DraftTask) -> BriefDraft:
     ]
     if window := goal_window(str(i.get("goal", ""))):  # the goal's own dates, not only weeks
         timeline.insert(0, f"Campaign dates: posts go live and results are counted {window}")
-    if date := end_label(str(i.get("goal", "")), start) or goal_date(str(i.get("goal", ""))):
-        timeline[-1] = (f"{when.results} (by {date}): results gathered and reported against "
+    if label := results_label(str(i.get("goal", "")), start):
+        timeline[-1] = (f"{when.results} ({label}): results gathered and reported against "
                         "the goal")
     budget = float(i.get("budget") or 0)
     d = BriefDraft(

@@ -35,7 +35,6 @@ from engine.pipelines.campaign.channels import LABELS
 from engine.pipelines.campaign.compliance import DISCLOSURE
 from engine.pipelines.campaign.creators import per_creator_budget, reach_channel
 from engine.pipelines.campaign.deadline import campaign_start
-from engine.pipelines.campaign.goal import posts_window
 from engine.pipelines.campaign.market import Market, market_for, markets
 from engine.pipelines.campaign.message_form import channel_ask, exclamations, length_cap
 from engine.pipelines.campaign.models import (
@@ -51,6 +50,7 @@ from engine.pipelines.campaign.requests import (
     other_form,
     sign_off,
 )
+from engine.pipelines.campaign.schedule import posts_window
 
 PLATFORM_ASK = {
     "instagram": "one reel and two stories",
@@ -75,6 +75,14 @@ def _offer(entry: dict[str, Any], budget: float, n: int) -> int:
     cap = per_creator_budget(budget, n)
     offer = int(round(min(fee, cap) if fee else cap, -1))
     return offer - 10 if offer > cap else offer  # rounded, never above the per-creator share
+
+
+# How the platforms write their own names ("TikTok", not "Tiktok").
+_PLATFORM_NAMES = {"tiktok": "TikTok", "youtube": "YouTube", "linkedin": "LinkedIn"}
+
+
+def _platform(platform: str) -> str:
+    return _PLATFORM_NAMES.get(platform.lower(), platform.title())
 
 
 def _signature(signer: SignOff | None, brand_name: str) -> str | None:
@@ -102,8 +110,9 @@ def _message(channel: str, e: dict[str, Any], *, brand: BrandOut | None, brand_n
     we = "We're" if easy else "We are"
     hello = f"Hi {first}" + ("!" if easy and channel != "email" else ",")
     if personal:
-        hook = (f"We've been enjoying your {e.get('platform', '').title() or 'recent'} posts about "
-                f"{niche}" + (f" around {their_city}" if their_city else "") + ".")
+        where = _platform(e.get("platform", "")) or "recent"
+        hook = (f"We've been enjoying your {where} posts about {niche}"
+                + (f" around {their_city}" if their_city else "") + ".")
         if not easy:
             hook = hook.replace("We've been enjoying", "We have followed")
     else:
@@ -159,6 +168,8 @@ def _message(channel: str, e: dict[str, Any], *, brand: BrandOut | None, brand_n
     tail = "Interested? Reply and we'll send the details." if easy else \
         "Would you like the details? Please reply."
     # What the creator gets besides the fee, as the email's "What we offer" says it.
+    if hello.endswith(","):  # "Hi Anna, we are Lumen Skin": one sentence after the comma
+        who = who[:1].lower() + who[1:]
     core = (f"{hello} {who} {hook} We'd like to offer you a fee of {market.fee(offer)} for {ask} "
             f"about our {product}, and our {product} for you to try. {extras} {disclose} {tail}")
     if short or channel == "sms":

@@ -5,14 +5,19 @@ from __future__ import annotations
 from typing import Any
 
 from engine.llm.offline.campaign.brief import success_metrics
-from engine.llm.offline.campaign.common import _sentence_case, brand_name_of, brand_of
+from engine.llm.offline.campaign.common import (
+    _sentence_case,
+    brand_name_of,
+    brand_of,
+    stage_feedback,
+)
 from engine.llm.offline.campaign.outreach import PLATFORM_SHORT
 from engine.markdown import list_items
 from engine.pipelines.base import DraftTask
 from engine.pipelines.campaign.channels import LABELS
 from engine.pipelines.campaign.creators import per_creator_budget, reach_channel
-from engine.pipelines.campaign.deadline import campaign_start, end_label
-from engine.pipelines.campaign.goal import goal_date, goal_window, phases, post_windows
+from engine.pipelines.campaign.deadline import campaign_start
+from engine.pipelines.campaign.goal import goal_window
 from engine.pipelines.campaign.market import market_for
 from engine.pipelines.campaign.models import (
     BudgetLine,
@@ -23,6 +28,7 @@ from engine.pipelines.campaign.models import (
 )
 from engine.pipelines.campaign.money import usd
 from engine.pipelines.campaign.outreach import parse_outreach
+from engine.pipelines.campaign.schedule import phases, post_windows, results_label
 from engine.pipelines.campaign.text import find_section, sections
 
 
@@ -126,10 +132,9 @@ def draft_plan(task: DraftTask) -> PlanDraft:
             ScheduleItem(when=when.first_wave, activity="First wave of posts goes live; boost "
                                                         "the best performer"),
             ScheduleItem(when=when.second_wave, activity="Second wave of posts goes live"),
-            ScheduleItem(when=f"{when.results} (by {date})" if (
-                date := end_label(goal, start) or goal_date(goal))
-                         else when.results, activity="Collect results and report against the "
-                                                     "KPIs"),
+            ScheduleItem(when=f"{when.results} ({label})" if (
+                label := results_label(goal, start)) else when.results,
+                         activity="Collect results and report against the KPIs"),
         ],
         deliverables=deliverables,
         budget=budget_lines,
@@ -140,4 +145,9 @@ def draft_plan(task: DraftTask) -> PlanDraft:
             "Creators review the brief's key messages and avoid claims the brand cannot prove"
             + (f"; avoid in particular: {', '.join(avoid)}" if avoid else ""),
             "Keep proof of each post and its disclosure for the campaign record",
-        ])
+        ],
+        # The plan is assembled from the approved stages: a comment on it is not applied
+        # here, and says so rather than coming back as the same text.
+        open_points=[f'Not applied: "{f}" (the offline plan is built from the approved brief, '
+                     "shortlist and outreach: change those stages, or edit the plan)"
+                     for f in stage_feedback(task)])

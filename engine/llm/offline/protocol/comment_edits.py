@@ -92,7 +92,7 @@ _STEP_WORD = (r"(?:an?|one|another|the)?\s*(?:(?:extra|new|early|first|last|fina
               r"\s+)?(?:step|rung)")
 _STEP_CLAUSE = re.compile(
     r"\b(?:add|include|put in|insert|give (?:her|him|them))\s+" + _STEP_WORD +
-    r"\s+(?:where|in which|that|when|during which)\s+(.{3,200})", re.I)
+    r"\s+(?:where|in which|that|when|during which|to|for (?:her|him|them) to)\s+(.{3,200})", re.I)
 _AS_STEP = re.compile(
     r"\b(?:add|include|put in|insert)\s+(.{3,160}?)\s+as\s+" + _STEP_WORD + r"\b", re.I)
 _SAY_THAT = re.compile(
@@ -116,6 +116,9 @@ _TOP_IS = re.compile(
     rf"(.{{3,160}})|\bmake\s+(?:the\s+)?{_TOP}\s+(.{{3,160}})|"
     rf"\b(?:add|include|put in|insert|use|have)\s+(.{{3,160}}?)\s+as\s+(?:the|her|his|their|a)\s+"
     rf"{_TOP}\b", re.I)
+# "Step 2 should be asking one question in the stand-up": that step, rewritten.
+_STEP_N_IS = re.compile(r"\bstep\s*#?(\d{1,2})\s+(?:should|must|needs? to|has to|could)\s+"
+                        r"(?:actually\s+|really\s+|instead\s+)?be\s+(.{3,160})", re.I)
 # "start the ladder with sitting in the car park", "the first rung should be ...": the
 # easiest rung, before the others.
 _FIRST_IS = re.compile(
@@ -123,6 +126,11 @@ _FIRST_IS = re.compile(
     r"exposure|exercise|steps|list|rungs)\s+(?:with|by)\s+(.{3,160})|"
     r"\b(?:the\s+)?(?:first|bottom|lowest|easiest|opening)\s+(?:rung|step)\s+(?:should|must|"
     r"could|needs? to|has to|can)\s+(?:actually\s+|really\s+)?be\s+(.{3,160})", re.I)
+# "also add the Samaritans number 116 123", "include Childline on 0800 1111"
+_ADD_NUMBER = re.compile(
+    r"\b(?:add|include|put in|give|list)\s+(?:the\s+|her\s+|his\s+|their\s+)?"
+    r"((?-i:[A-Z])[\w'\u2019&-]*(?:\s+(?-i:[A-Z])[\w'\u2019&-]*){0,3})\s+(?:(?:crisis\s+)?"
+    r"(?:number|line|helpline|hotline|text line)\s+)?(?:on\s+|at\s+)?(\+?\d[\d ]{2,14}\d)\b", re.I)
 # "name his counsellor, Ms Haddad, as the person to contact in the safety plan"
 _NAME_IN_PLAN = re.compile(
     r"\b(?:name|list|add|put)\s+(.{3,100}?)\s+as\s+((?:the|a|an|his|her|their)\s+(?:person|"
@@ -179,6 +187,7 @@ def _step_index(sentence: str) -> int | None:
 
 
 def _as_sentence(text: str, max_words: int = 24) -> str | None:
+    text = re.sub(r"^\W*(?:also|and|but|so|plus|btw)\b[,\s]*", "", text.strip(), flags=re.I)
     safe = _safe_fragment(third_to_second(text.strip(" ,;:-")), max_words=max_words)
     return _end(_cap(_to_second_person(safe))) if safe else None
 
@@ -271,11 +280,21 @@ def _placed_edits(sentence: str, where: int | None) -> list[Edit]:
             text = text if kind == "step" else _end(
                 f"Finish with {text}" if final else f"Work up to {text} as your top rung")
             out.append(Edit(sentence, "last_step" if final else "step", text))
+    if m := _STEP_N_IS.search(sentence):
+        if got := _noun_or_action(m.group(2).rstrip(". ")):
+            kind, text = got
+            out.append(Edit(sentence, "step_n", text if kind == "step" else _end(
+                f"Work with {text}"), step=int(m.group(1)) - 1))
     if m := _FIRST_IS.search(sentence):
         if got := _noun_or_action(next(g for g in m.groups() if g).rstrip(". ")):
             kind, text = got
             out.append(Edit(sentence, "first_step",
                             text if kind == "step" else _end(f"Start with {text}")))
+    if (m := _ADD_NUMBER.search(sentence)) and not _TO_PLAN.search(sentence):
+        name = _safe_fragment(m.group(1).strip(), max_words=6)
+        if name:  # "add the Samaritans number 116 123": a line to call, kept where it is found
+            out.append(Edit(sentence, "plan", _end(f"Keep the {name} number, {m.group(2)}, in "
+                                                   "your phone and on your safety plan")))
     if m := _NAME_IN_PLAN.search(sentence):
         if thing := _safe_fragment(third_to_second(m.group(1).strip(" ,")), max_words=16):
             who = _to_second_person(thing) + ("," if "," in thing else "")  # "X, Ms Haddad,"
@@ -417,6 +436,11 @@ def apply(doc: _Doc, edits: list[Edit], add_step: Callable[[_Doc, str], None]) -
                 failed.append(e.source)
         elif e.kind == "step":
             add_step(doc, e.text)
+        elif e.kind == "step_n":
+            if e.step is not None and 0 <= e.step < len(doc.steps):
+                doc.steps[e.step] = e.text
+            else:
+                failed.append(e.source)
         elif e.kind == "first_step":
             if _norm(e.text.rstrip(".")) not in _norm(doc.all_text()):
                 doc.steps.insert(_first_rung(doc), e.text)

@@ -281,11 +281,22 @@ def third_to_second(text: str) -> str:
     return text
 
 
+# "write the worries down when they pop up": "they" are the worries, not the reader.
+_THINGS_THEY = re.compile(
+    r"\b(?:the|these|those|any|all|your|my|his|her)\s+(?:\w+\s+)?(?!(?:people|clients|patients|"
+    r"friends|parents|kids|children|colleagues|teachers|others|siblings|sisters|brothers)\b)"
+    r"([a-z]{3,}s)\b(?=[^.;!?]*?\bthey\b)", re.I)
+
+
 def _to_second_person(text: str) -> str:
     """The clinician's "my clients... their" or a client's "I... my" as "you... your"."""
+    kept = ""
+    if m := _THINGS_THEY.search(text):  # keep "they" for the things named before it
+        at = text.lower().index("they", m.end())
+        kept, text = text[at:at + 4], text[:at] + "\x00" + text[at + 4:]
     for a, b in _PRONOUNS:
         text = re.sub(r"\b" + re.escape(a) + r"\b", b, text, flags=re.I)
-    return text
+    return text.replace("\x00", kept) if kept else text
 
 
 def _exercise_scores(text: str) -> dict[str, float]:

@@ -27,6 +27,7 @@ from engine.llm.offline.protocol.common import (
     third_to_second,
 )
 from engine.llm.offline.protocol.doc import _Doc
+from engine.llm.offline.protocol.setting_edits import Setting, apply_settings, read_settings
 
 OPEN_POINTS = "Open points"
 _NEGATED = re.compile(r"\b(?:don't|do not|no need to|never|stop)\s+$", re.I)
@@ -64,6 +65,8 @@ class Feedback:
     specific: str | None = None
     edits: list[ce.Edit] = field(default_factory=list)
     """Replacements, clause steps, statements and quotes (comment_edits.py)."""
+    settings: list[Setting] = field(default_factory=list)
+    """A breathing pattern, the reader's name (setting_edits.py)."""
     unapplied: list[str] = field(default_factory=list)
 
 
@@ -122,6 +125,9 @@ def _read_sentence(fb: Feedback, comment: str, context: list[str]) -> bool:
     if ensure := _phrases(_MAKE_SURE, comment):
         fb.ensure += ensure
         return True
+    if settings := read_settings(comment, context):
+        fb.settings += settings
+        return True
     if edits := ce.read_edits(comment, context):
         fb.edits += edits
         return True
@@ -141,7 +147,7 @@ def _read_sentence(fb: Feedback, comment: str, context: list[str]) -> bool:
             (fb.steps if step else fb.mentions).append(step or phrase)
     fb.offers += filter(_echoable, _phrases(_OFFER, comment))
     for m in _SUPPORT.finditer(comment):
-        if who := _safe_fragment(m.group(1).strip(" ,"), max_words=8):
+        if who := _safe_fragment(third_to_second(m.group(1).strip(" ,")), max_words=8):
             fb.steps.append(_end(f"Add {who} to the people you can go to when things "
                                  "feel hard"))
     specific = _phrases(_SPECIFIC, comment)
@@ -273,5 +279,5 @@ def apply_feedback(doc: _Doc, ctx: _Context, comments: list[str]) -> None:
         _add_to_purpose(doc, _sentence("You can also use {} alongside this exercise.", phrase))
     for phrase in fb.ensure:
         _ensure(doc, ctx, phrase)
-    failed = ce.apply(doc, fb.edits, _add_step)
+    failed = ce.apply(doc, fb.edits, _add_step) + apply_settings(doc, fb.settings)
     _note_unapplied(doc, fb.unapplied + failed)

@@ -97,6 +97,8 @@ def focus_of(intent: str, asked: Request) -> str | None:
         if not when and (event := _EVENT_THEN.search(intent[:m.start()])):
             happened = phrase_of(event.group(1))  # "got an email and concluded ..."
             when = f"after you {happened}" if happened else None
+        if not when and (part := _situation_after(intent[m.end():])):
+            when = f"({part})"  # "'I'm a bad father' - works nights and missed the school play"
         return (f"the thought '{_to_second_person(thought)}'" + (f" {when}" if when else "")
                 if thought else None)
     # "Insomnia - 55yo woman lies awake, watches TV in bed": the part that says more; a part
@@ -145,6 +147,21 @@ _ONLY_TECHNIQUE = re.compile(
     r"sleep routine|graded exposure|exposure|hierarchy|ladder)"
     r"(?:\s+(?:sheet|worksheet|steps|exercise|plan|form))?[,.]?(?:\s*(?:please|pls|plz))?[.!]?$",
     re.I)
+
+
+def _situation_after(text: str) -> str | None:
+    """What a request says after a quoted thought, past a dash ("- client works nights and
+    missed his son's school play"), as a short phrase for the reader; None if it is long or
+    says nothing but the technique."""
+    m = re.match(r"[\s'\u2019\"]*[-\u2013\u2014:;]\s*(.+?)(?:[.!?]|$)", text)
+    if not m:
+        return None
+    # "client works nights" -> "he works nights" -> "you work nights"
+    part = re.sub(r"^(?:the\s+|my\s+)?(?:client|patient|pt)\b", "he", m.group(1), flags=re.I)
+    safe = _safe_fragment(part, max_words=12)
+    if not safe or _ONLY_TECHNIQUE.match(safe) or not _CONTENT.search(safe):
+        return None
+    return third_to_second(_to_second_person(safe))
 
 
 def _when_belief(text: str) -> str | None:
