@@ -294,3 +294,21 @@ def test_a_quoted_thought_keeps_the_situation_after_the_dash() -> None:
     steps = " ".join(_draft("Challenging the belief 'I'm a terrible daughter' - client lives "
                             "abroad and missed her mum's birthday").steps).lower()
     assert "you live abroad" in steps and "birthday" in steps
+
+
+@pytest.mark.parametrize(("intent", "word"), [
+    # interoceptive exposure approaches the sensation, not the places avoided because of it
+    ("Interoceptive work: Sara avoids hills and hot baths because a pounding heart scares her",
+     "racing heart"),
+    ("Graded plan bringing on dizziness on purpose - Tom avoids roundabouts and fairground rides",
+     "dizzy"),
+    # "can't bear X" names the feared situation
+    ("Exposure ladder: Priti can't bear people looking at her when she speaks in class", "look"),
+])
+def test_interoceptive_and_cant_bear(intent: str, word: str) -> None:
+    d = _draft(intent)
+    assert _steps_with(d, word) >= 3, d.steps
+
+
+def test_replaying_it_names_no_event() -> None:
+    assert read_request("Groom who thinks his toast bombed, replaying it daily").event is None

@@ -73,3 +73,4 @@ IMPERATIVE_VERBS: frozenset[str] = frozenset(_LANGUAGE["imperative_verbs"])
 SKIPPABLE_LEADS: frozenset[str] = frozenset(_LANGUAGE["skippable_leads"])
 FEARED_THINGS: tuple[tuple[str, str], ...] = _LANGUAGE["feared_things"]
 PHOBIA_THINGS: tuple[tuple[str, str], ...] = _LANGUAGE["phobia_things"]
+SENSATIONS: tuple[tuple[str, str], ...] = _LANGUAGE["sensations"]

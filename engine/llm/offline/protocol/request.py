@@ -73,6 +73,8 @@ _FEARED = [re.compile(p, re.I) for p in (
     # "exposure for a bank clerk who ...", "for Dana": the person, not what they fear
     r"\b(?:exposure|exposing\s+\w+|expose\s+\w+)\s+for\s+(?!an?\s)(?!(?-i:[A-Z]))(.+)",
     r"\bavoid(?:s|ing|ance of)?\s+(.+)",
+    r"\b(?:can't|cannot|can not|cant)\s+(?:bear|stand|face)\s+"
+    r"(?!(?:it|this|that|the thought)\b)(.+)",
     # Avoiding a thing outright says more than where a panic once happened.
     r"\b(?:hasn't|has not|haven't|have not|hasnt|havent|can't|cant|cannot|won't|wont|doesn't|"
     r"doesnt|does not|didn't|didnt|never)\s+"
@@ -130,6 +132,7 @@ OUTCOME = re.compile(r"^(?:losing|failing|being|getting|not|dying|going|having|m
 # "exposure for a 30 year old", "hierarchy for social anxiety": a person or a condition, not a
 # situation to approach.
 _NOT_SITUATION = re.compile(
+    r"^(?-i:[A-Z][a-z]+)\s+[a-z]+s\b|"  # "Jonas avoids stairs": a person doing something
     r"^(?:(?:an?|the|my|our|this|her|his|their)\s+)?(?:(?:\d+\s*(?:-?\s*years?[- ]old|yo|y/o)\b)|"
     r"(?:[\w-]+\s+){0,2}?(?:client|patient|man|woman|teen|teenager|kid|child|boy|girl|student|"
     r"mum|mom|dad|person|guy|lady|adult|retiree|widow|widower)s?\b)|"
@@ -169,9 +172,11 @@ def _first(patterns: list[re.Pattern[str]], text: str, *, situations: bool = Fal
 
 def _earliest(patterns: list[re.Pattern[str]], text: str) -> str | None:
     """The phrase of the match that starts first in `text` ("replaying the interview, going
-    over every answer" is about the interview)."""
+    over every answer" is about the interview); "replaying it daily" names no event."""
     found = sorted((m.start(), m.group(1)) for p in patterns for m in p.finditer(text))
-    return next((phrase for _, g in found if (phrase := phrase_of(g))), None)
+    return next((phrase for _, g in found if (phrase := phrase_of(g))
+                 and not re.match(r"(?:it|this|that|them|everything|all of it)\b", phrase, re.I)),
+                None)
 
 
 _FEAR_CUE = re.compile(r"\b(?:fear\w*|afraid|scared|terrified|frightened|phobi\w*|\w+phobi\w*|"
@@ -207,6 +212,9 @@ def _kind_of_fear(intent: str) -> tuple[str, str] | None:
     return (word if word.endswith(("s", "ing")) else word + "s"), m.group(2).lower()
 
 
+_INTEROCEPTIVE = re.compile(r"\binteroceptive\b|\bbring(?:ing)? on\b|\binduc\w+", re.I)
+
+
 def _feared(intent: str) -> str | None:
     # "needle phobia" names the thing outright; "contamination fear: won't touch door handles"
     # names a kind of fear, and what it avoids is the thing to approach.
@@ -217,6 +225,13 @@ def _feared(intent: str) -> str | None:
                      None):
         return thing  # "emetophobia" names the thing too
     phrase = _first(_FEARED, intent, situations=True)
+    if _INTEROCEPTIVE.search(intent) and (sensed := next(
+            (p for p, _ in lib.SENSATIONS if re.search(p, intent, re.I)), None)):
+        # Interoceptive exposure approaches the sensation, not the stairs avoided because of
+        # it; in the request's own words when the phrase read has them ("your heart racing").
+        if phrase and re.search(sensed, phrase, re.I):
+            return phrase
+        return dict(lib.SENSATIONS)[sensed]
     low = intent.lower()
     if not _FEAR_CUE.search(low) or URGES.search(intent):
         return phrase or (kind[0] if kind else None)  # a breathing exercise for a bus driver
