@@ -58,3 +58,15 @@ def test_request_coverage_one_step_with_every_term_is_working_with_it() -> None:
                "trap.\n3. Weigh the evidence.\n")
     assert not [f for f in protocol_findings(one, request) if f.category == "request_not_covered"]
     assert [f for f in protocol_findings(generic, request) if f.category == "request_not_covered"]
+
+
+def test_words_a_comment_asks_to_avoid_do_not_answer_it() -> None:
+    # "not just 'out of reach'": those words turning up is no sign the comment was applied
+    comment = "Phone goes on charge in the hallway, please state that - not just 'out of reach'."
+    assert not answered(comment, BEFORE, _with("Keep your phone out of reach."))
+    assert answered(comment, BEFORE, _with("Put your phone on charge in the hallway."))
+
+
+def test_the_reason_for_an_ask_is_not_what_it_asks_for() -> None:
+    comment = "Add a step about earplugs, she says the flat above is loud after midnight."
+    assert answered(comment, BEFORE, _with("Try earplugs if noise keeps you awake."))

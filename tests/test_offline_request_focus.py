@@ -312,3 +312,19 @@ def test_interoceptive_and_cant_bear(intent: str, word: str) -> None:
 
 def test_replaying_it_names_no_event() -> None:
     assert read_request("Groom who thinks his toast bombed, replaying it daily").event is None
+
+
+def test_a_wind_down_routine_is_a_sleep_routine() -> None:
+    from engine.llm.offline.protocol import library as lib
+    title = _draft("Wind-down routine for a teen who games until 1am").title
+    assert title == lib.TEMPLATES["sleep_routine"]["title"]
+
+
+@pytest.mark.parametrize(("intent", "comment", "word"), [
+    ("Sleep routine for a student", "Lights out by 11, please state that - not just 'early'.",
+     "lights out by 11"),
+    ("Worry postponement for a retired nurse", "Set worry time to 5pm, after her walk.", "5pm"),
+])
+def test_a_statement_pointed_at_and_a_setting_without_its_article(intent: str, comment: str,
+                                                                  word: str) -> None:
+    assert word in _body(_revise(intent, comment))

@@ -177,9 +177,8 @@ def _left_open(comment: str, after: str) -> bool:
 
 
 # "..., she's under 18", "... because it opens at 9": why the comment asks, not what.
-_REASON = re.compile(r"[,;]\s*(?:(?:she|he|they|it|this|that)(?:'s|\u2019s|\s+(?:is|are|was|"
-                     r"were|has|had|opens?|runs?|closes?|works?|lives?|turns?))|because|since|"
-                     r"as)\b[^.;!?]*", re.I)
+_REASON = re.compile(r"[,;]\s*(?:(?:she|he|they|it|this|that)(?:'s|\u2019s|\s+[a-z]+)|because|"
+                     r"since|as)\b[^.;!?]*", re.I)
 
 
 def _asking_part(comment: str) -> str:
@@ -189,13 +188,22 @@ def _asking_part(comment: str) -> str:
     return " ".join(_REASON.sub("", s) for s in asking)
 
 
-def _single_quoted(comment: str) -> list[str]:
-    """Words in single quotes after "quote", "use the phrase", "her words" (at least two words:
-    a quoted single word is usually a term, not a phrase to place)."""
-    if not re.search(r"\b(?:quote|phrase|words?|wording|exact)\b", comment, re.I):
+def _quotes_to_place(comment: str) -> list[str]:
+    """Words a comment asks to be put in ("quote her phrase 'if only I'd braked sooner'", use
+    the wording "..."): at least two words, and not ones it asks to avoid ("not just 'out of
+    reach'", "instead of 'bad mother'")."""
+    if not re.search(r"\b(?:quote|phrase|words?|wording|exact|use|say|write|put|include|insert)\b",
+                     comment, re.I):
         return []
-    return [q for q in re.findall(r"(?:^|\s)'([^'\n]{6,120}?)'(?=[\s.,;:!?)]|$)", comment)
-            if len(q.split()) >= 2]
+    out = []
+    for m in _QUOTED.finditer(comment):
+        said = m.group(1) or m.group(2)
+        before = comment[max(0, m.start() - 20):m.start()].lower()
+        if len(said.split()) >= 2 and not re.search(
+                r"\b(?:not|instead of|rather than|never|don't|than|avoid|remove|drop|replace)\b"
+                r"[^.;]*$", before):
+            out.append(said)
+    return out
 
 
 def _steps_of(text: str) -> list[str]:
@@ -218,6 +226,8 @@ def answered(comment: str, before: str, after: str) -> bool:
     if quoted and (removal or "rewrite" in comment.lower()):
         return all(normalise(q) not in normalise(after) for q in quoted)
     wanted = terms(comment, word_set("generic", "feedback"))
+    if asked := terms(_asking_part(comment), word_set("generic", "feedback")):
+        wanted = asked  # "..., he's sleeping in a bright room" says why, not what
     if removal:
         return _removed(_target_clause(comment), before, after)
     added = changed_text(before, after)
@@ -232,7 +242,7 @@ def answered(comment: str, before: str, after: str) -> bool:
         return False
     if _pasted(comment, added):
         return False
-    asked_quotes = [a or b for a, b in _QUOTED.findall(comment)] + _single_quoted(comment)
+    asked_quotes = _quotes_to_place(comment)
     if asked_quotes and any(normalise(q) in normalise(added) for q in asked_quotes):
         return True  # "quote her phrase 'if only I'd braked sooner'": the words are in place
     if new_numbers and new_numbers <= numbers(added):

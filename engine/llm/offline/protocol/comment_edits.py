@@ -97,12 +97,13 @@ _AS_STEP = re.compile(
     r"\b(?:add|include|put in|insert)\s+(.{3,160}?)\s+as\s+" + _STEP_WORD + r"\b", re.I)
 _SAY_THAT = re.compile(
     r"\b(?:say|state|add|note|explain|mention|make (?:it )?clear|tell (?:her|him|them|the "
-    r"(?:client|reader)))\s+that\s+(.{3,200})", re.I)
+    r"(?:client|reader)))\s+that\s+(?![-\u2013\u2014,;.])(.{3,200})", re.I)
 _POINTER = re.compile(
     r"\b(?:put (?:that|this|it|both|them|those|these|(?-i:[A-Z])\w+) in|name (?:it|him|her|them|"
     r"the \w+)|mention (?:it|that|this|him|her|them|those|these|both)|include (?:that|this|it|"
     r"both|those|these)|use (?:that|this|it|the name|(?:her|his|their) (?:name|names|title))|"
-    r"add (?:that|this|it|both|those|these))\b", re.I)
+    r"add (?:that|this|it|both|those|these)|(?:say|state) (?:that|this|it)"
+    r"(?=\s*(?:[-\u2013\u2014,;.!?]|explicitly|clearly|$)))\b", re.I)
 # "tell him to charge the phone in the kitchen": what the reader is to do, as a step.
 _TELL_TO = re.compile(
     r"\b(?:tell|ask|remind|encourage|advise|get|invite)\s+(?:her|him|them|the (?:client|patient|"
@@ -141,7 +142,8 @@ _TO_PLAN = re.compile(
     r"\b(?:add|put|include|list|write)\s+(.{3,120}?)\s+(?:to|in|into|on)\s+(?:the|her|his|"
     r"their|your)\s+safety\s+plan\b", re.I)
 # "set the worry time for 7:30 pm": a setting of something the draft already has.
-_SET = re.compile(r"\b(?:set|make|schedule|move|change)\s+(?:the|her|his|their|your)\s+"
+_SET = re.compile(r"\b(?:set|make|schedule|move|change)\s+(?:(?:the|her|his|their|your)\s+)?"
+                  r"(?!aside\b|up\b|it\b|this\b|that\b)"
                   r"([a-z][\w-]*(?:\s+[a-z][\w-]*)?)\s+(?:for|to|at)\s+(.{2,120})", re.I)
 # "name the destination, Lisbon" -> "The destination is Lisbon."
 _NAME_AS = re.compile(r"\b[Nn]ame\s+(the|her|his|their|your)\s+([a-z][\w ]{2,30}?),?\s+(?:as\s+)?"
