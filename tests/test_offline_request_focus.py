@@ -328,3 +328,10 @@ def test_a_wind_down_routine_is_a_sleep_routine() -> None:
 def test_a_statement_pointed_at_and_a_setting_without_its_article(intent: str, comment: str,
                                                                   word: str) -> None:
     assert word in _body(_revise(intent, comment))
+
+
+def test_they_in_a_quoted_thought_are_other_people() -> None:
+    # Before, "they hate me" was echoed as "you hate you".
+    steps = " ".join(_draft("Thought record for a student who keeps thinking 'they all laugh "
+                            "at me behind my back'").steps)
+    assert "they all laugh at you behind your back" in steps

@@ -288,8 +288,15 @@ _THINGS_THEY = re.compile(
     r"([a-z]{3,}s)\b(?=[^.;!?]*?\bthey\b)", re.I)
 
 
-def _to_second_person(text: str) -> str:
-    """The clinician's "my clients... their" or a client's "I... my" as "you... your"."""
+def _to_second_person(text: str, *, own_words: bool = False) -> str:
+    """The clinician's "my clients... their" or a client's "I... my" as "you... your". In the
+    client's own words (a quoted thought), "they" are always other people: "I think they hate
+    me" is "you think they hate you"."""
+    if own_words:
+        for a, b in _PRONOUNS:
+            if not a.startswith(("they", "them", "their")):
+                text = re.sub(r"\b" + re.escape(a) + r"\b", b, text, flags=re.I)
+        return text
     kept = ""
     if m := _THINGS_THEY.search(text):  # keep "they" for the things named before it
         at = text.lower().index("they", m.end())

@@ -99,7 +99,8 @@ def focus_of(intent: str, asked: Request) -> str | None:
             when = f"after you {happened}" if happened else None
         if not when and (part := _situation_after(intent[m.end():])):
             when = f"({part})"  # "'I'm a bad father' - works nights and missed the school play"
-        return (f"the thought '{_to_second_person(thought)}'" + (f" {when}" if when else "")
+        said = _to_second_person(thought, own_words=True)
+        return (f"the thought '{said}'" + (f" {when}" if when else "")
                 if thought else None)
     # "Insomnia - 55yo woman lies awake, watches TV in bed": the part that says more; a part
     # that states a belief first ("money worries - thinks one late payment means eviction"),
