@@ -6,6 +6,7 @@ line, padded steps...), so the loop has something to revise."""
 from __future__ import annotations
 
 import re
+from functools import cache
 from typing import TYPE_CHECKING
 
 from engine.checks import crisis, step_count
@@ -51,6 +52,15 @@ _EVERYDAY = frozenset(("hour", "day", "week", "time", "minut", "work", "worker",
                        "morn", "morning", "even", "evening", "year", "month", "today", "keep"))
 
 
+@cache
+def _own_terms(exercise: str) -> frozenset[str]:
+    """A technique's own words ("sleep", "thought record"): they say nothing about the request.
+    Read once per technique, not on every draft."""
+    tpl = lib.TEMPLATES[exercise]
+    return frozenset(terms(" ".join([tpl["title"], *tpl.get("names", []),
+                                     *tpl.get("keywords", {})])))
+
+
 def _counted(ctx: _Context, steps: list[str]) -> list[str]:
     """The steps grown or cut to the count the request asks for ("10 steps"): a ladder gains
     rungs in order of difficulty, each after the template step it follows; other techniques
@@ -60,9 +70,8 @@ def _counted(ctx: _Context, steps: list[str]) -> list[str]:
     more = [(k, ctx.fill(t)) for k, t in ctx.template.get("rungs", [])]
     # An extra step about what the request itself says ("naps in the afternoon": the step on
     # naps) comes first, and one is added even when no count was asked for.
-    tpl = ctx.template  # the technique's own words ("sleep", "thought record") say nothing
-    own = terms(" ".join([tpl["title"], *tpl.get("names", []), *tpl.get("keywords", {})]))
-    asked = terms(ctx.intent, word_set("generic", "protocol")) - own - _EVERYDAY
+    asked = terms(ctx.intent, word_set("generic", "protocol")) - _own_terms(ctx.exercise) \
+        - _EVERYDAY
     extras = [ctx.fill(t) for t in ctx.template.get("extra_steps", [])]
     relevant = [t for t in extras if terms(t) & asked]
     if relevant and step_count.asked_range(ctx.intent) is None:
