@@ -159,7 +159,7 @@ HONEST = ("fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh8", "fresh9", 
           "train4", "train5", "train6", "train7", "train8", "train9", "train10", "train11",
           "train12", "train13", "train14", "train15", "train16", "train17", "train18",
           "train19", "train20", "train21", "train22", "train23", "train24", "fresh10", "fresh11",
-          "train25", "train26", "train27", "train28", "train29")
+          "train25", "train26", "train27", "train28", "train29", "train30", "train31", "train32")
 THRESHOLDS = [round(0.01 * i, 2) for i in range(20, 100)]
 MARGINS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 1.0)
 SH_VETOS = (0.0, 0.1, 0.2, 0.3, 0.4)
