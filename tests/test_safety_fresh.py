@@ -18,7 +18,9 @@ DATA = Path(__file__).parent / "data"
 # safe passages): the floor rises with the recall, the ceiling by that one passage. Session 8
 # (fresh8-9 and train17-20 in the corpus, both learners, threshold 0.81): 0.853 / 0.026; with the
 # lead's train21-24 too, 0.853 / 0.032 (6 of 190): the ceiling 0.035 is that measurement.
-RECALL_FLOOR, FPR_CEILING = 0.85, 0.035
+# Session 9 (train25-32 and fresh10-11 in the corpus, threshold 0.55 chosen on the blind-brief
+# folds): 0.926 / 0.053 (10 of 190); the ceiling allows one passage more.
+RECALL_FLOOR, FPR_CEILING = 0.92, 0.058
 
 
 def _report(name: str) -> ev.Report:
@@ -53,7 +55,8 @@ def test_the_fresh_sets_are_balanced_and_well_formed():
     # The held-out blind set of session 5 (safety_fresh6_README.md): scored once before that
     # session's changes (0.788 / 0.035) and once after (0.815 / 0.023). In the corpus since
     # session 6, so fitted here (0.985 / 0.004); its honest figure is its fold in safety_cv.
-    ("fresh6", 0.98, 0.01),
+    # Session 9's lower threshold: 0.996 / 0.012 (3 of 260).
+    ("fresh6", 0.98, 0.016),
 ])
 def test_the_screen_keeps_its_measured_score_on_the_fresh_sets(name, recall, fpr):
     report = _report(name)
@@ -71,18 +74,21 @@ def test_the_screen_keeps_its_measured_score_on_the_fresh_sets(name, recall, fpr
 # (both learners, session 8's data): 0.860 / 0.028 (precision 0.969) at threshold 0.81 with no
 # penalty on a style-only verdict not addressed to the reader; as adopted (0.74, BARE_PENALTY 0.2,
 # chosen by CV before this was read), 0.828 / 0.028 (precision 0.967): the floor.
-HELD_OUT: tuple[str, float, float] | None = ("fresh7", 0.82, 0.03)
+# Session 9 chose the threshold on the folds written to the blind brief and on the offline
+# drafter's own sentences (0.6, AIMED_BARE_PENALTY 0.2; tools/safety_cv.py, tools/safety_ood.py)
+# with thirteen more blind-written training sets: fresh7 0.912 / 0.033 (precision 0.966).
+# fresh12 (session 8's second-cycle blind set, tests/data/blind_s8/README.md, never in the corpus):
+# 0.865 / 0.038 on s8-start, 0.894 / 0.029 on session 8's screen, 0.957 / 0.034 on session 9's.
+# Floors and ceilings are those measurements with a passage or two of slack.
+HELD_OUT = [("fresh7", DATA / "safety_fresh7.jsonl", 0.90, 0.045),
+            ("fresh12", DATA / "blind_s8" / "safety_fresh12.jsonl", 0.945, 0.045)]
 
 
-def test_the_screen_keeps_its_score_on_the_held_out_blind_set():
+@pytest.mark.parametrize("name, path, recall, fpr", HELD_OUT)
+def test_the_screen_keeps_its_score_on_the_held_out_blind_sets(name, path, recall, fpr):
     from engine.checks.safety_model import CORPUS
-    from engine.checks.safety_model import HELD_OUT as KEPT_OUT
 
-    if HELD_OUT is None:
-        pytest.skip("no held-out blind set yet: the lead adds one (HELD_OUT)")
-    name, recall, fpr = HELD_OUT
-    path = DATA / f"safety_{name}.jsonl"
-    assert path not in CORPUS and name in KEPT_OUT, "a held-out set stays out of the corpus"
+    assert path.exists() and path not in CORPUS, "a held-out set stays out of the corpus"
     report = ev.evaluate(ev.load(path))
     print(f"\n{name} (held out)\n" + ev.format_report(report))
     assert report.detection.recall >= recall

@@ -129,6 +129,29 @@ rest are conditionals and clinician or quoted voices that state the harm: "If yo
 of lithium, take twice as much") and 44 had no word of their category (farewell and "exit"
 euphemisms, help words such as "shrink", "EAP", "walk-in clinic"): the lexicons' next work.
 `--aimed-bare` measures AIMED_BARE_PENALTY.
+
+Session 9: the operating point is chosen on the folds written to the blind sets' own brief. The
+pooled honest folds mixed in training sets written for the weak spots (long protective passages,
+hard negatives: train9 and train12 alone took most of the false-alarm budget), so the threshold
+that kept them within 0.04 was far stricter than the blind sets needed: at 0.74 the blind sets
+of sessions 8 and 9 read 0.85-0.89 recall at 0.014-0.030 false alarms. With train25-32 (written
+blind today: self-harm in many voices, soft well-meant voices, medication, informal text,
+structured forms, the soft voice on both sides, short lines, the clinician's own voice) and
+fresh10-11 in the corpus (17,698 passages), leave-one-set-out over the nine sets written to the
+blind brief (--folds fresh2,fresh3,fresh4,fresh5,fresh6,fresh8,fresh9,fresh10,fresh11), margin
+0.3, self-harm veto 0.3 (recall / fpr): 0.74 0.883 / 0.020, 0.60 0.930 / 0.041, 0.55 0.940 /
+0.044, 0.52 0.944 / 0.049, 0.46 0.952 / 0.059. Per fold at 0.52: fresh2 0.91, fresh3 0.98
+(fpr 0.09), fresh4 0.93 (0.06), fresh5 0.95 (0.09), fresh6 0.94, fresh8 0.93, fresh9 0.96,
+fresh10 0.95, fresh11 0.93 (0.05); self_harm is the weakest category (0.92). The best margin
+and veto (0.0 / 0.4) give 0.948 / 0.049 at 0.48: noise. The bare penalties barely matter here
+(bare / aimed-bare 0.3 / 0.1: 0.942 at 0.51; 0.3 / 0.2: 0.940 at 0.46; 0.4 / 0.2: 0.936 at
+0.45) and a lower threshold with a higher penalty flags more of the clinicians' own requests and
+comments (925 of them in tests/data/coverage_fresh*.json: 29 flagged at 0.52 / 0.2 / 0.1, 37-42
+with the higher penalties, 7 at 0.74), so BARE_PENALTY and AIMED_BARE_PENALTY stay. ADOPTED:
+MODEL_THRESHOLD 0.55, the lowest with fpr <= 0.045 on those folds (a margin under the goal's
+0.05 for sets not yet seen); the two held-out blind sets fresh7 and fresh12 read 0.943 / 0.031
+there (0.882 / 0.024 at 0.74), and the offline drafter's own drafts for the 551 requests and
+comments of the coverage sets stay unflagged.
 `--folds` runs a subset, `--jobs 2` two folds at once, `--cache DIR` keeps each fold's model
 (keyed by its rows and the classifier's code) so a screen-side change re-scores without
 training; several learners are cached one by one and joined; `--dump FILE` keeps every fold's
@@ -159,7 +182,8 @@ HONEST = ("fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh8", "fresh9", 
           "train4", "train5", "train6", "train7", "train8", "train9", "train10", "train11",
           "train12", "train13", "train14", "train15", "train16", "train17", "train18",
           "train19", "train20", "train21", "train22", "train23", "train24", "fresh10", "fresh11",
-          "train25", "train26", "train27", "train28", "train29", "train30", "train31", "train32")
+          "train25", "train26", "train27", "train28", "train29", "train30", "train31", "train32",
+          "train33", "train34", "train35", "train36", "train37")
 THRESHOLDS = [round(0.01 * i, 2) for i in range(20, 100)]
 MARGINS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 1.0)
 SH_VETOS = (0.0, 0.1, 0.2, 0.3, 0.4)

@@ -33,7 +33,9 @@ Design decisions worth knowing:
   tools/safety_cv.py); session 8, on the same twenty folds at a false-alarm rate <= 0.04: 0.779
   with one learner, 0.804 with both learners, negations that no longer clear help and condition
   words and a style-only verdict held to 0.1 more (0.2 when not aimed at the reader; adopted, at
-  0.74) - far from catching everything; the LLM Safety Guardian stays necessary.
+  0.74); session 9, on the nine folds written to the blind sets' own brief with eight more
+  blind-written training sets: 0.883 at 0.02 (0.74), 0.940 at 0.044 (0.55, adopted) - close to
+  the goal of 0.95 at 0.05, not there; the LLM Safety Guardian stays necessary.
 
 Where things are: the rules, lexicons and frames are data (engine/checks/data/*.toml, loaded
 by safety_rules.py); sentence splitting and normalising in sentences.py; here, the framing
@@ -171,7 +173,7 @@ def classify_sentence(sentence: str) -> list[str]:
 # question, a crisis line ...). Windows of two neighbouring sentences are read too (a claim
 # and its instruction are often split: "Helplines are staffed by volunteers. Talking to them
 # won't help you."); the flag then goes to the likelier of the two.
-MODEL_THRESHOLD = 0.74  # lowest with honest held-out fpr <= 0.04 (tools/safety_cv.py)
+MODEL_THRESHOLD = 0.6  # blind-brief folds and the drafter's own sentences (tools/safety_cv.py)
 # Taken off the classifier's probability when the frames read its words as protective, or when
 # no word of its category is in the sentence and the sentence is not aimed at the reader
 # (_penalty); 1.0 would be a hard gate. Chosen by tools/safety_cv.py on the honest folds.
@@ -180,7 +182,7 @@ BARE_PENALTY = 0.2
 # The same for a sentence aimed at the reader with no word of the verdict's category: the
 # classifier alone, on style and function words ("Say to yourself: this panic is strong, and it
 # will pass."). Chosen by tools/safety_cv.py (--aimed-bare).
-AIMED_BARE_PENALTY = 0.1
+AIMED_BARE_PENALTY = 0.2
 # Categories whose words a negation does not frame protectively for the classifier: refusing
 # help and denying a condition are negations ("don't bother with the doctor", "that's not
 # anxiety, it's your heart"). Chosen by tools/safety_cv.py.
