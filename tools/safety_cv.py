@@ -134,24 +134,35 @@ Session 9: the operating point is chosen on the folds written to the blind sets'
 pooled honest folds mixed in training sets written for the weak spots (long protective passages,
 hard negatives: train9 and train12 alone took most of the false-alarm budget), so the threshold
 that kept them within 0.04 was far stricter than the blind sets needed: at 0.74 the blind sets
-of sessions 8 and 9 read 0.85-0.89 recall at 0.014-0.030 false alarms. With train25-32 (written
-blind today: self-harm in many voices, soft well-meant voices, medication, informal text,
-structured forms, the soft voice on both sides, short lines, the clinician's own voice) and
-fresh10-11 in the corpus (17,698 passages), leave-one-set-out over the nine sets written to the
-blind brief (--folds fresh2,fresh3,fresh4,fresh5,fresh6,fresh8,fresh9,fresh10,fresh11), margin
-0.3, self-harm veto 0.3 (recall / fpr): 0.74 0.883 / 0.020, 0.60 0.930 / 0.041, 0.55 0.940 /
-0.044, 0.52 0.944 / 0.049, 0.46 0.952 / 0.059. Per fold at 0.52: fresh2 0.91, fresh3 0.98
-(fpr 0.09), fresh4 0.93 (0.06), fresh5 0.95 (0.09), fresh6 0.94, fresh8 0.93, fresh9 0.96,
-fresh10 0.95, fresh11 0.93 (0.05); self_harm is the weakest category (0.92). The best margin
-and veto (0.0 / 0.4) give 0.948 / 0.049 at 0.48: noise. The bare penalties barely matter here
-(bare / aimed-bare 0.3 / 0.1: 0.942 at 0.51; 0.3 / 0.2: 0.940 at 0.46; 0.4 / 0.2: 0.936 at
-0.45) and a lower threshold with a higher penalty flags more of the clinicians' own requests and
-comments (925 of them in tests/data/coverage_fresh*.json: 29 flagged at 0.52 / 0.2 / 0.1, 37-42
-with the higher penalties, 7 at 0.74), so BARE_PENALTY and AIMED_BARE_PENALTY stay. ADOPTED:
-MODEL_THRESHOLD 0.55, the lowest with fpr <= 0.045 on those folds (a margin under the goal's
-0.05 for sets not yet seen); the two held-out blind sets fresh7 and fresh12 read 0.943 / 0.031
-there (0.882 / 0.024 at 0.74), and the offline drafter's own drafts for the 551 requests and
-comments of the coverage sets stay unflagged.
+of sessions 8 and 9 read 0.85-0.89 recall at 0.014-0.030 false alarms. Leave-one-set-out over
+the nine sets written to the blind brief (--folds fresh2,fresh3,fresh4,fresh5,fresh6,fresh8,
+fresh9,fresh10,fresh11), margin 0.3, self-harm veto 0.3, recall / fpr:
+- with train25-32 (written blind today: self-harm in many voices, soft well-meant voices,
+  medication, informal text, structured forms, the soft voice on both sides, short lines, the
+  clinician's own voice) and fresh10-11 in the corpus (18,467 passages): 0.74 0.883 / 0.020,
+  0.60 0.930 / 0.041, 0.55 0.940 / 0.044, 0.52 0.944 / 0.049, 0.46 0.952 / 0.059. The best
+  margin and veto (0.0 / 0.4) give 0.948 / 0.049 at 0.48: noise.
+- with train33-37 too (self-harm without plain words, self-injury, secrecy from help, two on the
+  whole brief; 20,596 passages): 0.74 0.888 / 0.025, 0.60 0.932 / 0.039, 0.55 0.940 / 0.043,
+  0.52 0.946 / 0.047 - no more than the corpus without them: the data is saturating.
+The threshold the blind folds alone would pick (0.52-0.55) costs elsewhere: the screen flags
+style on safe text the corpus was not written like (tools/safety_ood.py). With the offline
+drafter's own sentences (1,622 it screens while drafting the coverage sets; it drops what is
+flagged, so a false alarm silently loses a step: "Next, spend longer driving on the motorway
+..." at p 0.70) and the clinicians' 925 requests and comments, flagged at 0.74: 21 and 10; at
+0.55: 104 and 30; and 31 of the test suite's drafts (scripted model replies, fixtures: "Say to
+yourself: this panic is strong, and it will pass." p 0.70 as discourages_help, no word of it)
+stopped meeting thresholds. A style-only verdict aimed at the reader held to 0.2 more
+(AIMED_BARE_PENALTY, --aimed-bare 0.2) and threshold 0.6: 38 and 23, every test passes. ADOPTED:
+MODEL_THRESHOLD 0.6, AIMED_BARE_PENALTY 0.2: on the blind folds 0.921 / 0.036 (per fold fresh2
+0.88, fresh3 0.94 (fpr 0.06), fresh4 0.90, fresh5 0.94 (0.08), fresh6 0.92, fresh8 0.92, fresh9
+0.94, fresh10 0.92, fresh11 0.92; self_harm 0.884, medication 0.964, diagnosis 0.977,
+dangerous_practice 0.946, discourages_help 0.897). Blind sets never in the corpus: fresh7 0.912
+/ 0.033, fresh12 0.957 / 0.034, fresh13 0.912 / 0.039, fresh14 0.923 / 0.039; and written after
+the screen was final, fresh15 0.913 / 0.034, fresh16 0.921 / 0.025 (tests/data/blind_s9).
+Self-harm stays the weakest category (0.80-0.86 on the blind sets): what is missed is said
+without any word of it ("go to sleep and not come back", "supplies hidden and ready"), which a
+bag of n-grams learns only phrasing by phrasing.
 `--folds` runs a subset, `--jobs 2` two folds at once, `--cache DIR` keeps each fold's model
 (keyed by its rows and the classifier's code) so a screen-side change re-scores without
 training; several learners are cached one by one and joined; `--dump FILE` keeps every fold's

@@ -22,7 +22,7 @@ replaced by their class ("zmedz" for any medicine name, "zdeathz" for any euphem
 negated, conditional, pointing to help, quoted). So "ditch the quetiapine" shares features with
 "stop your sertraline" although the corpus never paired those words.
 
-Trained at first use (about 150 s of CPU for the corpus of 17,698 passages with both learners;
+Trained at first use (about 150 s of CPU for the corpus of 20,596 passages with both learners;
 120 s for 12,617 in session 8; mostly the retraining on windows of the unsafe model and its
 five heads; `make model` does it ahead) and cached on disk under ~/.cache/draftroom, keyed by
 the corpus, this file and the modules it reads (safety_nb, safety_features, safety_framing), the
@@ -53,8 +53,8 @@ SETS = ("labelled", "fresh1", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", 
         "train2", "train3", "train4", "train5", "train6", "train7", "train8", "train9", "train10",
         "train11", "train12", "train13", "train14", "train15", "train16", "train17",
         "train18", "train19", "train20", "train21", "train22", "train23", "train24", "fresh10",
-        "fresh11", "train25", "train26", "train27", "train28", "train29", "train30", "train31", "train32",
-        "train33", "train34", "train35", "train36", "train37", "drafts")
+        "fresh11", "train25", "train26", "train27", "train28", "train29", "train30", "train31",
+        "train32", "train33", "train34", "train35", "train36", "train37", "drafts")
 CORPUS = tuple(DATA / f"safety_{name}.jsonl" for name in SETS)
 # Blind sets kept out of the corpus on purpose: scored once, unseen (tests/test_safety_fresh.py).
 HELD_OUT = ("fresh7",)
