@@ -102,3 +102,19 @@ def test_each_category_word_is_read_in_its_own_sentence_frame():
     assert framed_topics("Breathe out slowly. Stop your sertraline tonight.") == ["ztmedaz"]
     assert "ztmedaz" in abstract("Stop your sertraline tonight.", topics=True)
     assert "ztmed" not in abstract("Stop your sertraline tonight.")
+
+
+def test_a_full_answer_cache_is_emptied_without_losing_the_answers_a_call_still_needs():
+    """A long-lived worker screens more sentences than the caches hold; emptying them in the
+    middle of a call once lost the answers it had found cached (KeyError on the next draft)."""
+    rows = _rows()
+    rows[0]["categories"] = ["medication"]  # two categories, so the verdicts have a head each
+    model = SafetyModel(rows)
+    model.CACHE_SIZE = 2  # the first call fills it past the bound
+    sentences = _SAFE + _UNSAFE[:1]
+    before, _ = model.window_probability(sentences[:3], [])
+    single, pair = model.window_probability(sentences, [(0, 1), (3, 4)])  # 3 cached, 4 new
+    assert single[:3] == before and len(pair) == 2
+    assert len(model._p) <= model.CACHE_SIZE + 4  # noqa: SLF001 - bounded, then refilled
+    first = model.predict(sentences[:3])
+    assert model.predict(sentences)[:3] == first  # the verdicts' cache, the same way

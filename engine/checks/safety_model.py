@@ -239,7 +239,9 @@ class SafetyModel:
         window)."""
         keys = [*sentences, *("\x00".join(sentences[i] for i in g) for g in groups)]
         first = {k: n for n, k in reversed(list(enumerate(keys)))}  # a draft repeats lines
-        missing = sorted(n for k, n in first.items() if k not in self._p)
+        # this call's answers, read before the cache may be emptied below
+        known = {k: self._p[k] for k in first if k in self._p}
+        missing = sorted(n for k, n in first.items() if k not in known)
         if missing:
             n = len(sentences)
             need = sorted({m for k in missing for m in ((k,) if k < n else groups[k - n])})
@@ -248,10 +250,12 @@ class SafetyModel:
             members = [(row[k],) if k < n else tuple(row[m] for m in groups[k - n])
                        for k in missing]
             probs = self._probability(self._group_rows(words, chars, members))
-            if len(self._p) > self.CACHE_SIZE:
+            new = dict(zip((keys[k] for k in missing), map(float, probs), strict=True))
+            if len(self._p) + len(new) > self.CACHE_SIZE:
                 self._p.clear()
-            self._p.update(zip((keys[k] for k in missing), map(float, probs), strict=True))
-        p = [self._p[k] for k in keys]
+            self._p.update(new)
+            known.update(new)
+        p = [known[k] for k in keys]
         return p[:len(sentences)], p[len(sentences):]
 
     def _group_rows(self, words, chars, members: list[tuple[int, ...]]):
@@ -268,12 +272,15 @@ class SafetyModel:
         """For each text whose unsafe probability reaches `threshold`, its categories most
         likely first, each carrying that probability (the cues are worked out only for them,
         which keeps the screen fast)."""
-        todo = [t for t in dict.fromkeys(texts) if t not in self._v]
+        known = {t: self._v[t] for t in dict.fromkeys(texts) if t in self._v}
+        todo = [t for t in dict.fromkeys(texts) if t not in known]
         if todo:
-            if len(self._v) > self.CACHE_SIZE:
-                self._v.clear()
-            self._v.update(zip(todo, self._verdicts(todo), strict=True))
-        return [[v for v in self._v[t] if v.probability >= threshold] for t in texts]
+            new = dict(zip(todo, self._verdicts(todo), strict=True))
+            if len(self._v) + len(new) > self.CACHE_SIZE:
+                self._v.clear()  # bounded; this call's answers are kept in `known`
+            self._v.update(new)
+            known.update(new)
+        return [[v for v in known[t] if v.probability >= threshold] for t in texts]
 
     def _verdicts(self, texts: list[str]) -> list[list[Verdict]]:
         import numpy as np

@@ -113,10 +113,18 @@ def read_feedback(comments: list[str]) -> Feedback:
         context = [s for s in sentences if s not in requests]
         # A comment that asks in statements only ("This reads too grown-up.") is one request.
         for sentence in requests or sentences:
-            if not _read_sentence(fb, sentence, context) and not _asks_anything(sentence):
+            read = _read_sentence(fb, sentence, context)
+            # A phrase the echo filter refused is reported even when another rule read part of
+            # the sentence ("... so nobody on the bus notices" is not answered by "the bus").
+            if _refused(sentence) or not read and not _asks_anything(sentence):
                 fb.unapplied.append(sentence if requests or len(sentences) > 1 else
                                     " ".join(comment.split()))
     return fb
+
+
+def _refused(sentence: str) -> bool:
+    """Whether the sentence asks to mention or offer something the echo filter refuses."""
+    return not all(map(_echoable, (*_phrases(_MENTION, sentence), *_phrases(_OFFER, sentence))))
 
 
 def _read_sentence(fb: Feedback, comment: str, context: list[str]) -> bool:
