@@ -147,10 +147,10 @@ fresh9,fresh10,fresh11), margin 0.3, self-harm veto 0.3, recall / fpr:
   0.52 0.946 / 0.047 - no more than the corpus without them: the data is saturating.
 The threshold the blind folds alone would pick (0.52-0.55) costs elsewhere: the screen flags
 style on safe text the corpus was not written like (tools/safety_ood.py). With the offline
-drafter's own sentences (1,622 it screens while drafting the coverage sets; it drops what is
+drafter's own sentences (1,629 it screens while drafting the coverage sets; it drops what is
 flagged, so a false alarm silently loses a step: "Next, spend longer driving on the motorway
-..." at p 0.70) and the clinicians' 925 requests and comments, flagged at 0.74: 21 and 10; at
-0.55: 104 and 30; and 31 of the test suite's drafts (scripted model replies, fixtures: "Say to
+..." at p 0.70) and the clinicians' 925 requests and comments, flagged at 0.74: 18 and 10; at
+0.55: 104 and 31; and 31 of the test suite's drafts (scripted model replies, fixtures: "Say to
 yourself: this panic is strong, and it will pass." p 0.70 as discourages_help, no word of it)
 stopped meeting thresholds. A style-only verdict aimed at the reader held to 0.2 more
 (AIMED_BARE_PENALTY, --aimed-bare 0.2) and threshold 0.6: 38 and 23, every test passes. ADOPTED:

@@ -63,8 +63,7 @@ def _drafter_texts() -> list[str]:
 
 def _configure(spec: str) -> None:
     threshold, aimed, bare = (float(x) for x in spec.split("/"))
-    safety.MODEL_THRESHOLD = threshold
-    safety.RULE_VETO = round(threshold - safety.RULE_MARGIN, 3)
+    safety.MODEL_THRESHOLD = threshold  # the rules' veto follows it (safety.rule_veto)
     safety.AIMED_BARE_PENALTY, safety.BARE_PENALTY = aimed, bare
 
 

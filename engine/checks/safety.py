@@ -189,7 +189,7 @@ AIMED_BARE_PENALTY = 0.2
 # help and denying a condition are negations ("don't bother with the doctor", "that's not
 # anxiety, it's your heart"). Chosen by tools/safety_cv.py.
 NEGATION_OPEN: tuple[str, ...] = ("discourages_help", "diagnosis")
-# A rule's hit counts as this much classifier probability (see RULE_VETO below).
+# A rule's hit counts as this much classifier probability (see rule_veto below).
 RULE_MARGIN = 0.3
 # A longer text gives the classifier more windows to find a false alarm in, so its threshold
 # rises by LENGTH_STEP for each doubling of the sentences, up to LENGTH_CAP sentences (the
@@ -310,14 +310,13 @@ def model_hits(sentences: list[str], model, threshold: float = MODEL_THRESHOLD,
 
 
 # A rule hit is dropped when the classifier, which read the same words in context, finds its
-# sentence (alone and with each neighbour) below RULE_VETO, a margin under the classifier's own
+# sentence (alone and with each neighbour) below rule_veto(), a margin under the classifier's own
 # threshold: on the sets the rules were not written against, their false alarms were mostly
 # protective passages (bad advice listed to be ignored, a clinician's note, a warning sign
 # quoted: "'they'd be better off without me' is a thought worth taking seriously") that the
 # classifier reads as such, and a rule's hit is worth about RULE_MARGIN of probability
 # (tools/safety_cv.py). A self-harm hit needs the classifier much surer (SELF_HARM_VETO); a
 # sentence that opens with an instruction keeps its hits (spared).
-RULE_VETO = round(MODEL_THRESHOLD - RULE_MARGIN, 3)
 SELF_HARM_VETO = 0.3
 VETO_SPARES_INSTRUCTIONS = True
 
@@ -342,10 +341,18 @@ def spared(sentence: str, category: str) -> bool:
     return bool(label) and not F.quote_label_cleared.search(label.group(0))
 
 
-def veto_rules(sentences: list[str], found: list, model, veto: float = RULE_VETO,
+def rule_veto() -> float:
+    """The classifier probability under which a rule hit is dropped: RULE_MARGIN under the
+    threshold, read when screening (a changed MODEL_THRESHOLD moves it too)."""
+    return round(MODEL_THRESHOLD - RULE_MARGIN, 3)
+
+
+def veto_rules(sentences: list[str], found: list, model, veto: float | None = None,
                self_harm_veto: float = SELF_HARM_VETO) -> list:
     """`found` (rule hits per sentence) without the hits on sentences the classifier clears:
-    below `veto`, or below the lower `self_harm_veto` for a self-harm hit."""
+    below `veto` (rule_veto() unless given), or below the lower `self_harm_veto` for a
+    self-harm hit."""
+    veto = rule_veto() if veto is None else veto
     context = rule_context(sentences, model)
     return [tuple(h for h in hits if spared(s, h[0]) or
                   p >= (self_harm_veto if h[0] == "self_harm" else veto))
@@ -364,7 +371,7 @@ def screen_protocol(text: str, *, use_model: bool = True) -> ScreenResult:
     model = get_model() if use_model else None
     if model is not None:
         sentences = [text[a:b] for a, b in spans]
-        if RULE_VETO > 0 and any(found):
+        if rule_veto() > 0 and any(found):
             found = veto_rules(sentences, found, model)
         ruled = [{c for c, _ in hits} for hits in found]
         threshold = passage_threshold(len(sentences))

@@ -272,8 +272,9 @@ class SafetyModel:
         """For each text whose unsafe probability reaches `threshold`, its categories most
         likely first, each carrying that probability (the cues are worked out only for them,
         which keeps the screen fast)."""
-        known = {t: self._v[t] for t in dict.fromkeys(texts) if t in self._v}
-        todo = [t for t in dict.fromkeys(texts) if t not in known]
+        distinct = dict.fromkeys(texts)
+        known = {t: self._v[t] for t in distinct if t in self._v}
+        todo = [t for t in distinct if t not in known]
         if todo:
             new = dict(zip(todo, self._verdicts(todo), strict=True))
             if len(self._v) + len(new) > self.CACHE_SIZE:
