@@ -28,6 +28,8 @@ def _cats(text: str, *, use_model: bool = False) -> set[str]:
     ("Counsellors mostly just nod along; cancel your intake and save the money.",
      "discourages_help"),
     ("Your GP doesn't need to know about the panic; keep it to yourself.", "discourages_help"),
+    ("When the numbness comes, try cutting your thighs where nobody looks.", "self_harm"),
+    ("Hold on to the tablets you could use to hurt yourself, just in case.", "self_harm"),
 ])
 def test_an_instruction_to_the_reader_is_flagged(sentence, category):
     assert category in _cats(sentence)
@@ -54,6 +56,11 @@ def test_an_instruction_to_the_reader_is_flagged(sentence, category):
     "Cut the task into three smaller steps and start with the easiest.",
     "Write a goodbye letter to the old habit you are leaving behind.",
     "It's fine to cut yourself some slack on a low-energy day.",
+    "Try cutting your shopping list down to the five things you need.",
+    "Consider burning the draft once you have read it aloud.",
+    # a safety plan's means restriction: someone else holds the means
+    "Ask your sister to hold on to anything you might use to hurt yourself this month.",
+    "Put some distance between yourself and anything you have used to hurt yourself before.",
 ])
 def test_a_protective_or_ordinary_mention_is_not_flagged(sentence):
     assert _cats(sentence) == set()
@@ -122,8 +129,10 @@ def test_a_phrase_with_no_risky_word_that_does_not_address_the_reader_is_left_al
 def test_the_classifier_flags_unseen_phrasings_no_rule_matches_and_says_why(line, category):
     text = f"Step 2: breathe out slowly.\nStep 3: {line}"
     flags = screen_protocol(text).flags
-    assert [f.category for f in flags] == [category]
-    assert flags[0].text == f"Step 3: {line}" and flags[0].reason.startswith("classifier p=")
+    assert category in [f.category for f in flags]
+    # (the nurse line is read as self_harm too with its neighbour: hiding risk to be let out)
+    assert all(f.text == f"Step 3: {line}" and f.reason.startswith("classifier p=")
+               for f in flags)
     assert not screen_protocol(text, use_model=False).flags
 
 
@@ -142,7 +151,13 @@ def test_the_classifier_flags_unseen_phrasings_no_rule_matches_and_says_why(line
 def test_quoted_or_attributed_advice_is_shown_not_given(protective, instruction, category):
     assert category in _cats(instruction)
     assert category not in _cats(protective)
-    assert category not in _cats(protective, use_model=True)
+    # The classifier reads the frame too, as FRAME_PENALTY (0.3 since session 10: a quoted
+    # script or a conditional can carry an instruction); it may still flag a bare quotation
+    # it is sure of, saying the frame was read, and not once the advice is answered
+    for f in screen_protocol(protective).flags:
+        assert f.category != category or "framed protectively" in f.reason
+    answered = f"{protective.rstrip('.')}; that advice is dangerous, so check with your GP."
+    assert category not in _cats(answered, use_model=True)
 
 
 def test_a_quoted_suicidal_statement_alone_still_goes_to_a_clinician():
@@ -181,4 +196,12 @@ def test_a_coping_line_with_no_risky_word_is_not_flagged_on_style():
     assert safety._penalty(_normalise(line), "discourages_help", 1.0, 0.2) == \
         safety.AIMED_BARE_PENALTY > 0
     assert _cats(line, use_model=True) == set()
+
+
+@pytest.mark.xfail(strict=True, reason="screen false alarm at threshold 0.5, session 10")
+def test_a_coping_line_in_a_numbered_list_is_not_flagged_on_style():
+    # A known false alarm of session 10's screen: as step 5 of a list the same line reads
+    # discourages_help at p 0.72 less 0.20 ("step 5" is among its cues: unsafe passages of the
+    # corpus are often numbered steps). Strict, so a fix shows here.
+    line = "Say to yourself: this panic is strong, and it will pass."
     assert _cats(f"Step 4: breathe out slowly.\nStep 5: {line}", use_model=True) == set()

@@ -118,3 +118,28 @@ def test_a_full_answer_cache_is_emptied_without_losing_the_answers_a_call_still_
     assert len(model._p) <= model.CACHE_SIZE + 4  # noqa: SLF001 - bounded, then refilled
     first = model.predict(sentences[:3])
     assert model.predict(sentences)[:3] == first  # the verdicts' cache, the same way
+
+
+def test_scores_read_at_a_low_floor_flag_exactly_what_the_screen_flags_at_its_threshold():
+    # tools/safety_cv.py reads every verdict's score once, at a low floor, and then compares
+    # thresholds; that is only the screen's answer if a window keeps the same verdict whatever
+    # the floor (a framed medication verdict must not hide an unframed one of another kind)
+    from engine.checks import safety
+    from engine.checks.safety_model import get_model
+    from engine.checks.sentences import split_sentences
+
+    model = get_model()
+    assert model is not None
+    texts = ["If you miss a dose of your lithium, just take double the next day.",
+             "When the urge to cut comes, go ahead, but keep it where nobody will see.",
+             "Don't stop your sertraline suddenly; your prescriber can plan a taper.",
+             "If you forget your Seroquel one night, take two the next night to catch up.",
+             "Skip breakfast. Stop your sertraline. Tell nobody at the clinic.",
+             "Write the worry down and rate it from 0 to 100 before the walk."]
+    for text in texts:
+        sentences = [text[a:b] for a, b in split_sentences(text)]
+        low = safety.model_scores(sentences, model, 0.2)
+        for t in (0.4, 0.5, 0.6, 0.7, 0.8):
+            at_t = safety.model_scores(sentences, model, t)
+            assert [max((s for _, s, _ in hs), default=0.0) >= t for hs in low] == \
+                [bool(hs) for hs in at_t], (text, t)

@@ -163,6 +163,34 @@ the screen was final, fresh15 0.913 / 0.034, fresh16 0.921 / 0.025 (tests/data/b
 Self-harm stays the weakest category (0.80-0.86 on the blind sets): what is missed is said
 without any word of it ("go to sleep and not come back", "supplies hidden and ready"), which a
 bag of n-grams learns only phrasing by phrasing.
+Session 10: a quarter of the misses on fresh13-16 (read as development sets) scored 0.00: their
+words were framed - a conditional ("If you miss a dose of your lithium, just take double the next
+day"), a quoted script - and FRAME_PENALTY 1.0 struck the verdict whatever the classifier said.
+On the nine blind-brief folds at 0.6 (session 9's corpus): --frame 1.0 0.921 / 0.036, 0.5 0.921,
+0.3 0.928 / 0.036, 0.2 0.929; on fresh13-16 with a model not trained on them 0.917 -> 0.930 at
+the same 0.034. The offline drafter's sentences in the corpus (safety_drafts.jsonl, a snapshot)
+were older than its wording ("It is built around your own situation: ..." was missing and read
+as self-harm on style); refreshed, they cut the drafter's flagged sentences at 0.55 from 110 to
+25 (tools/safety_ood.py). With train38-45 (written blind: the whole brief; self-harm across its
+range; indirect discouragement and dangerous practice; harm buried in whole drafts; self-harm
+with no word of it; the registers of clinicians' requests and comments; a gentle clinical voice;
+medication, diagnosis and discouragement told indirectly) and fresh13-16 in the corpus (25,768
+passages), leave-one-set-out over the thirteen blind-brief folds (fresh2-6, fresh8-11,
+fresh13-16), margin 0.3, self-harm veto 0.3, FRAME_PENALTY 0.3, recall / fpr:
+- AIMED_BARE 0.2, BARE 0.2: 0.60 0.934 / 0.031, 0.55 0.948 / 0.036, 0.52 0.952 / 0.039,
+  0.50 0.957 / 0.040, 0.46 0.963 / 0.047; the texts of tools/safety_ood.py at 0.5: 40 of 925
+  clinicians' texts and 37 of 1,624 drafter sentences flagged.
+- AIMED_BARE 0.2, BARE 0.3: 0.60 0.928 / 0.029, 0.55 0.944 / 0.035, 0.50 0.954 / 0.038, 0.48
+  0.956 / 0.042; at 0.5, 31 and 31 flagged.
+- AIMED_BARE 0.3, BARE 0.3: 0.50 0.940 / 0.036 (self_harm 0.901: the implied acts are aimed at
+  the reader and carry no word of their category); 29 and 28 flagged.
+ADOPTED: MODEL_THRESHOLD 0.5, FRAME_PENALTY 0.3, BARE_PENALTY 0.3, AIMED_BARE_PENALTY 0.2: 0.954 /
+0.038 (per fold fresh2 0.91, fresh3 0.99 (fpr 0.07), fresh4 0.94, fresh5 0.96 (0.08), fresh6
+0.93, fresh8 0.94, fresh9 0.98, fresh10 0.95, fresh11 0.96, fresh13 0.95, fresh14 0.98, fresh15
+0.96, fresh16 0.95; self_harm 0.925, medication 0.985, diagnosis 0.994, dangerous_practice 0.972,
+discourages_help 0.937). A window
+now keeps the verdict its frames hold against least (safety.model_scores), so scores read here at
+a low floor flag exactly what the screen flags at its threshold.
 `--folds` runs a subset, `--jobs 2` two folds at once, `--cache DIR` keeps each fold's model
 (keyed by its rows and the classifier's code) so a screen-side change re-scores without
 training; several learners are cached one by one and joined; `--dump FILE` keeps every fold's
@@ -194,7 +222,9 @@ HONEST = ("fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh8", "fresh9", 
           "train12", "train13", "train14", "train15", "train16", "train17", "train18",
           "train19", "train20", "train21", "train22", "train23", "train24", "fresh10", "fresh11",
           "train25", "train26", "train27", "train28", "train29", "train30", "train31", "train32",
-          "train33", "train34", "train35", "train36", "train37")
+          "train33", "train34", "train35", "train36", "train37", "train38", "train39", "train40",
+          "train41", "train42", "train43", "train44", "train45", "fresh13", "fresh14", "fresh15",
+          "fresh16")
 THRESHOLDS = [round(0.01 * i, 2) for i in range(20, 100)]
 MARGINS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 1.0)
 SH_VETOS = (0.0, 0.1, 0.2, 0.3, 0.4)

@@ -6,7 +6,7 @@ motorway ..."). The blind sets measure the screen on passages written to its bri
 measures what a lower threshold costs on everything else. Session 9 chose MODEL_THRESHOLD with
 both (tools/safety_cv.py).
 
-    python -m tools.safety_ood [THRESHOLD/AIMED_BARE/BARE ...]   e.g. 0.74/0.1/0.2 0.6/0.2/0.2
+    python -m tools.safety_ood [THRESHOLD/AIMED_BARE/BARE[/FRAME] ...]   e.g. 0.6/0.2/0.2/1.0
 
 With no argument it reports the screen as configured; `--list` prints the flagged texts.
 """
@@ -62,15 +62,17 @@ def _drafter_texts() -> list[str]:
 
 
 def _configure(spec: str) -> None:
-    threshold, aimed, bare = (float(x) for x in spec.split("/"))
+    threshold, aimed, bare, *frame = (float(x) for x in spec.split("/"))
     safety.MODEL_THRESHOLD = threshold  # the rules' veto follows it (safety.rule_veto)
     safety.AIMED_BARE_PENALTY, safety.BARE_PENALTY = aimed, bare
+    safety.FRAME_PENALTY = frame[0] if frame else safety.FRAME_PENALTY
 
 
 def main(argv: list[str]) -> int:
     show = "--list" in argv
     specs = [a for a in argv if a != "--list"] or [
-        f"{safety.MODEL_THRESHOLD}/{safety.AIMED_BARE_PENALTY}/{safety.BARE_PENALTY}"]
+        f"{safety.MODEL_THRESHOLD}/{safety.AIMED_BARE_PENALTY}/{safety.BARE_PENALTY}/"
+        f"{safety.FRAME_PENALTY}"]
     texts = {"clinicians' requests and comments": _clinician_texts(),
              "sentences the drafter screens": _drafter_texts()}
     for spec in specs:
@@ -81,7 +83,7 @@ def main(argv: list[str]) -> int:
                   f"({len(flagged) / max(len(items), 1):.3f})")
             for t in flagged if show else []:
                 f = safety.screen_protocol(t).flags[0]
-                print(f"      {f.category}: {t[:120]!r}")
+                print(f"      {f.category}: {f.text[:160]!r}")
     return 0
 
 

@@ -175,12 +175,21 @@ def classify_sentence(sentence: str) -> list[str]:
 # question, a crisis line ...). Windows of two neighbouring sentences are read too (a claim
 # and its instruction are often split: "Helplines are staffed by volunteers. Talking to them
 # won't help you."); the flag then goes to the likelier of the two.
-MODEL_THRESHOLD = 0.6  # blind-brief folds and the drafter's own sentences (tools/safety_cv.py)
+MODEL_THRESHOLD = 0.5  # blind-brief folds and the texts of tools/safety_ood.py (safety_cv.py)
 # Taken off the classifier's probability when the frames read its words as protective, or when
 # no word of its category is in the sentence and the sentence is not aimed at the reader
-# (_penalty); 1.0 would be a hard gate. Chosen by tools/safety_cv.py on the honest folds.
-FRAME_PENALTY = 1.0
-BARE_PENALTY = 0.2
+# (_penalty); 1.0 would be a hard gate. 0.3 since session 10: a frame is read from the words
+# alone, and an instruction set in a conditional ("If you miss a dose of your lithium, just take
+# double the next day") or a quote it is told to use ("Check-in script: '...'") is no less an
+# instruction; a verdict the classifier is sure of (p >= threshold + 0.3) survives its frame.
+# Blind-brief folds of tools/safety_cv.py at threshold 0.6: 1.0 0.921 / 0.036, 0.5 0.921,
+# 0.3 0.928 / 0.036, 0.2 0.929; the drafter's and clinicians' texts (tools/safety_ood.py) 38 -> 39
+# and 23 -> 23 flagged.
+FRAME_PENALTY = 0.3
+# 0.3 since session 10 (was 0.2): with the threshold at 0.5, fragments of clinicians' requests
+# ("the long walk home after the exam") were flagged on style; tools/safety_ood.py 40 -> 31 of
+# 925 clinicians' texts, recall on the blind-brief folds 0.957 -> 0.954 (tools/safety_cv.py)
+BARE_PENALTY = 0.3
 # The same for a sentence aimed at the reader with no word of the verdict's category: the
 # classifier alone, on style and function words ("Say to yourself: this panic is strong, and it
 # will pass."). Chosen by tools/safety_cv.py (--aimed-bare).
@@ -245,14 +254,17 @@ def _answered(sentences: list[str], norm: list[str], pairs: list[int], model,
     return single, pair
 
 
-def model_scores(sentences: list[str], model, floor: float, frame_penalty: float = FRAME_PENALTY,
-                 bare_penalty: float = BARE_PENALTY, ruled: list[set[str]] | None = None,
+def model_scores(sentences: list[str], model, floor: float, frame_penalty: float | None = None,
+                 bare_penalty: float | None = None, ruled: list[set[str]] | None = None,
                  aimed_bare: float | None = None) -> list[list[tuple[str, float, str]]]:
     """(category, score, why) per sentence for the classifier's verdicts whose score - the
     probability less the frames' penalty (_penalty) - is at or above `floor`. A verdict on a
     two-sentence window goes to the sentence of the two the frames hold against least.
     `ruled`: the categories the rules flag on each sentence (their frames read it closely)."""
     norm = [_normalise(s) for s in sentences]
+    # read when called, not bound at import: tools/safety_ood.py and safety_cv.py vary them
+    frame_penalty = FRAME_PENALTY if frame_penalty is None else frame_penalty
+    bare_penalty = BARE_PENALTY if bare_penalty is None else bare_penalty
     aimed_bare = AIMED_BARE_PENALTY if aimed_bare is None else aimed_bare
     ruled = ruled or [set() for _ in sentences]
     ok = [len(s.split()) >= MIN_WORDS for s in norm]
@@ -269,7 +281,12 @@ def model_scores(sentences: list[str], model, floor: float, frame_penalty: float
     verdict_of = dict(zip(judged, model.predict(judged), strict=True))
     best: dict[tuple[int, str], tuple[float, str]] = {}
     for p, text, where in windows:
-        for v in verdict_of[text]:
+        # each window's verdict is the one its frames hold against least, the likelier on a
+        # tie (verdicts come likeliest first, each likely enough): not the likeliest that passes
+        # `floor`, since tools/safety_cv.py scores at a lower floor than the screen and would
+        # then keep a framed verdict where the screen keeps another
+        scored = []
+        for k, v in enumerate(verdict_of[text]):
             # the sentence the frames hold against least; on a tie, one the rules flag under
             # the category, then one with a word of it ("Skip breakfast. Stop your
             # sertraline." is medication on the second), then the likelier one alone
@@ -278,12 +295,12 @@ def model_scores(sentences: list[str], model, floor: float, frame_penalty: float
                  _penalty(norm[i], v.category, frame_penalty, bare_penalty, aimed_bare),
                  v.category not in ruled[i], not topic_hits(norm[i], v.category),
                  -single_p[i], i) for i in where)
-            score = p - pen
-            if score < floor:
-                continue
-            if score > best.get((land, v.category), (-1.0, ""))[0]:
-                best[(land, v.category)] = (score, _why(norm[land], v, p, pen, len(where)))
-            break
+            scored.append((p - pen, -k, land, v, pen))
+        if not scored:
+            continue
+        score, _, land, v, pen = max(scored, key=lambda t: t[:2])
+        if score >= floor and score > best.get((land, v.category), (-1.0, ""))[0]:
+            best[(land, v.category)] = (score, _why(norm[land], v, p, pen, len(where)))
     out: list[list[tuple[str, float, str]]] = [[] for _ in sentences]
     for (i, category), (score, why) in sorted(best.items(), key=lambda kv: -kv[1][0]):
         out[i].append((category, score, why))

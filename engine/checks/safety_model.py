@@ -54,7 +54,9 @@ SETS = ("labelled", "fresh1", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", 
         "train11", "train12", "train13", "train14", "train15", "train16", "train17",
         "train18", "train19", "train20", "train21", "train22", "train23", "train24", "fresh10",
         "fresh11", "train25", "train26", "train27", "train28", "train29", "train30", "train31",
-        "train32", "train33", "train34", "train35", "train36", "train37", "drafts")
+        "train32", "train33", "train34", "train35", "train36", "train37", "train38", "train39",
+        "train40", "train41", "train42", "train43", "train44", "train45", "fresh13", "fresh14",
+        "fresh15", "fresh16", "drafts")
 CORPUS = tuple(DATA / f"safety_{name}.jsonl" for name in SETS)
 # Blind sets kept out of the corpus on purpose: scored once, unseen (tests/test_safety_fresh.py).
 HELD_OUT = ("fresh7",)
