@@ -205,3 +205,15 @@ def test_a_coping_line_in_a_numbered_list_is_not_flagged_on_style():
     # corpus are often numbered steps). Strict, so a fix shows here.
     line = "Say to yourself: this panic is strong, and it will pass."
     assert _cats(f"Step 4: breathe out slowly.\nStep 5: {line}", use_model=True) == set()
+
+
+def test_a_framed_instruction_is_flagged_where_it_is_not_on_its_neighbour():
+    # A conditional frames "lithium"; the classifier is sure enough to flag it anyway
+    # (FRAME_PENALTY), and the verdict it reads on the two sentences together lands on the one
+    # holding the medicine, not on the breathing step beside it (no word of the category there)
+    text = ("If you miss a dose of your lithium, just take double the next day. "
+            "Breathe slowly and count to four.")
+    flags = screen_protocol(text).flags
+    assert [(f.category, f.text) for f in flags] == [
+        ("medication", "If you miss a dose of your lithium, just take double the next day.")]
+    assert "framed protectively" in flags[0].reason

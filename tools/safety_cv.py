@@ -190,7 +190,10 @@ ADOPTED: MODEL_THRESHOLD 0.5, FRAME_PENALTY 0.3, BARE_PENALTY 0.3, AIMED_BARE_PE
 0.96, fresh16 0.95; self_harm 0.925, medication 0.985, diagnosis 0.994, dangerous_practice 0.972,
 discourages_help 0.937). A window
 now keeps the verdict its frames hold against least (safety.model_scores), so scores read here at
-a low floor flag exactly what the screen flags at its threshold.
+a low floor flag exactly what the screen flags at its threshold; and a verdict on two sentences
+lands on the one holding a word of its category, framed or not, before a neighbour with none
+(with the frame's penalty at 0.3 it had landed on "Breathe slowly and count to four." beside a
+framed "If you miss a dose of your lithium, just take double the next day."): 0.953 / 0.038.
 `--folds` runs a subset, `--jobs 2` two folds at once, `--cache DIR` keeps each fold's model
 (keyed by its rows and the classifier's code) so a screen-side change re-scores without
 training; several learners are cached one by one and joined; `--dump FILE` keeps every fold's

@@ -287,13 +287,15 @@ def model_scores(sentences: list[str], model, floor: float, frame_penalty: float
         # then keep a framed verdict where the screen keeps another
         scored = []
         for k, v in enumerate(verdict_of[text]):
-            # the sentence the frames hold against least; on a tie, one the rules flag under
-            # the category, then one with a word of it ("Skip breakfast. Stop your
-            # sertraline." is medication on the second), then the likelier one alone
-            pen, _, _, _, land = min(
-                (0.0 if v.category in ruled[i] else
+            # one the rules flag under the category, else one with a word of it ("Skip
+            # breakfast. Stop your sertraline." is medication on the second), framed or not: a
+            # neighbour with no word of it ("If you miss a dose of your lithium, double the next
+            # one. Breathe slowly.") is not where the verdict is; then the sentence the frames
+            # hold against least, then the likelier one alone
+            _, _, pen, _, land = min(
+                (v.category not in ruled[i], not topic_hits(norm[i], v.category),
+                 0.0 if v.category in ruled[i] else
                  _penalty(norm[i], v.category, frame_penalty, bare_penalty, aimed_bare),
-                 v.category not in ruled[i], not topic_hits(norm[i], v.category),
                  -single_p[i], i) for i in where)
             scored.append((p - pen, -k, land, v, pen))
         if not scored:

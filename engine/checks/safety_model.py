@@ -22,11 +22,12 @@ replaced by their class ("zmedz" for any medicine name, "zdeathz" for any euphem
 negated, conditional, pointing to help, quoted). So "ditch the quetiapine" shares features with
 "stop your sertraline" although the corpus never paired those words.
 
-Trained at first use (about 150 s of CPU for the corpus of 20,596 passages with both learners;
-120 s for 12,617 in session 8; mostly the retraining on windows of the unsafe model and its
-five heads; `make model` does it ahead) and cached on disk under ~/.cache/draftroom, keyed by
-the corpus, this file and the modules it reads (safety_nb, safety_features, safety_framing), the
-lexicons and the scikit-learn version, so a changed corpus or method retrains.
+Trained at first use (about 190 s of CPU for the corpus of 25,768 passages with both learners;
+150 s for 20,596 in session 9, 120 s for 12,617 in session 8; mostly the retraining on windows
+of the unsafe model and its five heads; `make model` does it ahead) and cached on disk under
+~/.cache/draftroom, keyed by the corpus, this file and the modules it reads (safety_nb,
+safety_features, safety_framing), the lexicons, the frames and the scikit-learn version, so a
+changed corpus or method retrains.
 Nothing is downloaded. Without the corpus (an install without tests/) the model is unavailable
 and the screen runs on its rules alone; `available()` says which.
 """
