@@ -158,6 +158,9 @@ def test_sample_brand_from_goal_to_approved_plan(page, app: AppServer, artifacts
     _waiting(page, "Outreach")
     lap("approve shortlist -> outreach ready")
     tabs = page.get_by_role("tab", name=re.compile(r"^@"))
+    # all() reads the page as it is: wait until the tabs are drawn (an empty list once, in a
+    # fresh clone's first browser test, with the stage already "waiting for your review")
+    expect(tabs).to_have_count(3)
     handles = [t.inner_text() for t in tabs.all()]
     assert ADDED in handles and first not in handles and len(handles) == 3
     tabs.filter(has_text=ADDED).click()
