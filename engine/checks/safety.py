@@ -174,7 +174,7 @@ def classify_sentence(sentence: str) -> list[str]:
 # protective frame clears the words of its category it rests on (a warning, a negation, a
 # question, a crisis line ...). Windows of two neighbouring sentences are read too (a claim
 # and its instruction are often split: "Helplines are staffed by volunteers. Talking to them
-# won't help you."); the flag then goes to the likelier of the two.
+# won't help you."); the flag then goes to the one holding a word of its category (model_scores).
 MODEL_THRESHOLD = 0.5  # blind-brief folds and the texts of tools/safety_ood.py (safety_cv.py)
 # Taken off the classifier's probability when the frames read its words as protective, or when
 # no word of its category is in the sentence and the sentence is not aimed at the reader
@@ -259,7 +259,8 @@ def model_scores(sentences: list[str], model, floor: float, frame_penalty: float
                  aimed_bare: float | None = None) -> list[list[tuple[str, float, str]]]:
     """(category, score, why) per sentence for the classifier's verdicts whose score - the
     probability less the frames' penalty (_penalty) - is at or above `floor`. A verdict on a
-    two-sentence window goes to the sentence of the two the frames hold against least.
+    two-sentence window goes to the sentence of the two that the rules flag under its category
+    or that holds a word of it, then to the one the frames hold against least.
     `ruled`: the categories the rules flag on each sentence (their frames read it closely)."""
     norm = [_normalise(s) for s in sentences]
     # read when called, not bound at import: tools/safety_ood.py and safety_cv.py vary them
